@@ -1,0 +1,643 @@
+"""The typed Python face of the core: Game, Trick, RoundLog, GameResult and Observation.
+
+A `Game` owns one C state (`csl_ai._core.CoreState`) and the public history that the
+C state does not keep (who played what in which trick). Simultaneous decisions — the
+allocation and the good-weather bet — are taken one seat at a time in the core; an
+`Observation` hides every choice a seat could not have seen, so the order is invisible.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from csl_ai import _core
+from csl_ai.errors import IllegalMoveError, InvalidPositionError
+from csl_ai.moves import Allocate, Declare, Move, Play
+from csl_ai.notation import card_colour, card_str, cards_of, format_cards, format_piles
+from csl_ai.rules import Kind, RulesConfig, SkyCard, StarOption
+
+COLOUR_NAMES = ("blue", "red", "green")
+SCORE_COLUMNS: tuple[str, ...] = tuple(_core.SCORE_COLUMNS)
+
+
+class Phase(str, Enum):
+    """Where a game stands: waiting for a deal, allocating, betting, playing tricks, over."""
+
+    DEAL = "deal"
+    ALLOCATE = "allocate"
+    WEATHER = "weather"
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Trick:
+    """One trick: who led, the cards in play order, who won it and which sky card."""
+
+    round: int
+    index: int
+    """Position of the trick's sky card in the round's line (0-based)."""
+    group: int
+    leader: int
+    plays: tuple[tuple[int, int], ...]
+    """(seat, card) in the order played."""
+    winner: int | None = None
+    """None while the trick is in progress."""
+    sky: int | None = None
+    """Sky card id won (the line's card at `index`)."""
+
+    @property
+    def led_colour(self) -> int | None:
+        return card_colour(self.plays[0][1]) if self.plays else None
+
+    @property
+    def complete(self) -> bool:
+        return self.winner is not None
+
+
+@dataclass
+class RoundLog:
+    """Everything that happened in one round; hidden parts are None in an observation."""
+
+    line: tuple[int, ...]
+    """Sky card ids of the round's line, in order."""
+    first_player: int
+    hands: list[int | None]
+    set_aside: int | None
+    allocations: list[tuple[int, ...] | None]
+    declarations: list[bool | None]
+    tricks: list[Trick] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One seat's final score, kind by kind (RULES.md §4)."""
+
+    candy: int
+    spider: int
+    leopard: int
+    star: int
+    good_weather: int
+    face_down: int
+    total: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in SCORE_COLUMNS}
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Final scores and winners; more than one winner is a shared win."""
+
+    scores: tuple[ScoreLine, ...]
+    winners: tuple[int, ...]
+    outright: int | None
+    """The seat that won outright with 3 shooting stars on side B, if any."""
+
+    def win_share(self, seat: int) -> float:
+        """1 for a sole win, 1/k for a win shared by k, else 0."""
+        return 1.0 / len(self.winners) if seat in self.winners else 0.0
+
+
+_ERRORS = {
+    1: "it is not the time for that move",
+    2: "seat out of range",
+    3: "that seat has already chosen this round",
+    4: "piles do not match the group sizes",
+    5: "the piles must hold exactly the cards of the hand",
+    6: "must follow",
+    7: "the deal does not split the rain cards in use",
+    8: "not in the pile",
+}
+
+
+def sky_cards_for(rules: RulesConfig) -> tuple[SkyCard, ...]:
+    """The sky cards dealt in a game under these rules; index = sky card id."""
+    return rules.game_deck.cards
+
+
+def new_core(rules: RulesConfig, sky_order: Sequence[int]) -> _core.CoreState:
+    """A C state for a new game with the given sky deck order."""
+    cards = sky_cards_for(rules)
+    sides = tuple(0 if side.value == "A" else 1 for side in rules.sides)
+    star_mode = 0 if rules.star_option is StarOption.TWICE else 1
+    return _core.CoreState.new(
+        rules.players,
+        sides,
+        star_mode,
+        [int(c.kind) for c in cards],
+        [c.count for c in cards],
+        list(sky_order),
+        rules.first_seat,
+    )
+
+
+class Game:
+    """A game under way: rules, the C state, and the public history.
+
+    With `auto_deal` (the default) each round is dealt from the game's own seeded
+    random stream as soon as the previous one ends; otherwise call `deal`.
+    """
+
+    def __init__(
+        self,
+        rules: RulesConfig | None = None,
+        *,
+        seed: int | None = None,
+        sky_order: Sequence[int] | None = None,
+        auto_deal: bool = True,
+    ) -> None:
+        self.rules = rules if rules is not None else RulesConfig()
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
+        self._rng = random.Random(self.seed)
+        self.sky_cards = sky_cards_for(self.rules)
+        if sky_order is None:
+            order = list(range(len(self.sky_cards)))
+            self._rng.shuffle(order)
+        else:
+            order = list(sky_order)
+            if sorted(order) != list(range(len(self.sky_cards))):
+                raise IllegalMoveError(
+                    f"sky_order must be a permutation of 0..{len(self.sky_cards) - 1}"
+                )
+        self.core = new_core(self.rules, order)
+        self.rounds: list[RoundLog] = []
+        self.auto_deal = auto_deal
+        if auto_deal:
+            self.deal()
+
+    # --- state ------------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def phase(self) -> Phase:
+        return Phase(self.core.phase)
+
+    @property
+    def is_over(self) -> bool:
+        return self.core.is_over
+
+    @property
+    def round(self) -> int:
+        """The current round (0-based); equals the number of rounds once over."""
+        return self.core.round
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision the game waits for (-1 while waiting for a deal or over)."""
+        return self.core.to_move
+
+    @property
+    def sky_order(self) -> tuple[int, ...]:
+        return self.core.sky_order
+
+    @property
+    def line(self) -> tuple[int, ...]:
+        """Sky card ids of the current round's line."""
+        return self.rounds[-1].line if self.rounds else ()
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick in progress (None between tricks or outside the trick phase)."""
+        if self.rounds and self.rounds[-1].tricks and not self.rounds[-1].tricks[-1].complete:
+            return self.rounds[-1].tricks[-1]
+        return None
+
+    def pending_seats(self) -> tuple[int, ...]:
+        """Seats that still have to allocate (or declare) in a simultaneous phase."""
+        if self.phase is Phase.ALLOCATE:
+            done = self.core.allocated_mask
+        elif self.phase is Phase.WEATHER:
+            done = self.core.weather_done_mask
+        else:
+            return (self.to_move,) if self.phase is Phase.PLAY else ()
+        return tuple(s for s in range(self.players) if not (done >> s) & 1)
+
+    def hand(self, seat: int) -> int:
+        return self.core.hands[seat]
+
+    def piles(self, seat: int) -> tuple[int, ...]:
+        """The cards left in each of seat's piles this round."""
+        return self.core.piles[seat]
+
+    # --- moves ------------------------------------------------------------------------
+    def deal(self, hands: Sequence[int] | None = None, set_aside: int = 0) -> None:
+        """Deal the next round: the given hands, or a random deal from the game's stream."""
+        if self.phase is not Phase.DEAL:
+            raise IllegalMoveError("the round has already been dealt")
+        first = self.core.first_player
+        if hands is None:
+            self.core.deal_random(self._rng.getrandbits(64))
+        else:
+            err = self.core.deal([int(h) for h in hands], int(set_aside))
+            if err:
+                raise IllegalMoveError(f"bad deal: {_ERRORS.get(err, err)}")
+        self.rounds.append(
+            RoundLog(
+                line=self.core.line,
+                first_player=first,
+                hands=list(self.core.hands),
+                set_aside=self.core.set_aside,
+                allocations=[None] * self.players,
+                declarations=[None] * self.players,
+            )
+        )
+
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
+        """Every legal move for seat (default: the seat to move)."""
+        seat = self.to_move if seat is None else seat
+        phase = self.phase
+        if phase is Phase.ALLOCATE and seat in self.pending_seats():
+            return [Allocate(p) for p in self.core.allocations(self.core.hands[seat])]
+        if phase is Phase.WEATHER and seat in self.pending_seats():
+            return [Declare(False), Declare(True)]
+        if phase is Phase.PLAY and seat == self.to_move:
+            return [Play(c) for c in cards_of(self.core.legal_plays())]
+        return []
+
+    def is_legal(self, move: Move, seat: int | None = None) -> bool:
+        try:
+            self._check(move, self.to_move if seat is None else seat)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def _check(self, move: Move, seat: int) -> None:
+        """Raise IllegalMoveError saying why move is not legal for seat now."""
+        phase = self.phase
+        if not 0 <= seat < self.players:
+            raise IllegalMoveError(f"seat {seat!r} is not in this {self.players}-player game")
+        if isinstance(move, Play):
+            if phase is not Phase.PLAY:
+                raise IllegalMoveError(f"cannot play {move} now: the game is in the {phase.value} phase")
+            if seat != self.to_move:
+                raise IllegalMoveError(f"it is seat {self.to_move}'s turn to play, not seat {seat}'s")
+            pile = self.core.piles[seat][self.core.group]
+            if not (pile >> move.card) & 1:
+                raise IllegalMoveError(
+                    f"{move} is not in your pile for group {self.core.group + 1} ({format_cards(pile)})"
+                )
+            if not (self.core.legal_plays() >> move.card) & 1:
+                led = COLOUR_NAMES[self.core.led_colour]
+                raise IllegalMoveError(f"{move} does not follow: you must follow {led}")
+        elif isinstance(move, Allocate):
+            if phase is not Phase.ALLOCATE:
+                raise IllegalMoveError(f"cannot allocate now: the game is in the {phase.value} phase")
+            if seat not in self.pending_seats():
+                raise IllegalMoveError(f"seat {seat} has already allocated this round")
+            sizes = self.rules.spec.group_sizes
+            if len(move.piles) != len(sizes) or any(
+                bin(p).count("1") != n for p, n in zip(move.piles, sizes)
+            ):
+                raise IllegalMoveError(
+                    f"piles must hold {', '.join(map(str, sizes))} cards, got {format_piles(move.piles)!r}"
+                )
+            union = 0
+            for p in move.piles:
+                union |= p
+            hand = self.core.hands[seat]
+            if union != hand or sum(bin(p).count("1") for p in move.piles) != bin(hand).count("1"):
+                raise IllegalMoveError(
+                    f"piles {format_piles(move.piles)!r} are not a split of your hand ({format_cards(hand)})"
+                )
+        elif isinstance(move, Declare):
+            if phase is not Phase.WEATHER:
+                raise IllegalMoveError(f"cannot declare now: the game is in the {phase.value} phase")
+            if seat not in self.pending_seats():
+                raise IllegalMoveError(f"seat {seat} has already declared this round")
+        else:
+            raise IllegalMoveError(f"not a move: {move!r}")
+
+    def apply(self, move: Move, seat: int | None = None) -> None:
+        """Apply a move for seat (default: the seat to move); IllegalMoveError says why not."""
+        seat = self.to_move if seat is None else seat
+        self._check(move, seat)
+        log = self.rounds[-1]
+        if isinstance(move, Play):
+            self._apply_play(move.card, log)
+        elif isinstance(move, Allocate):
+            err = self.core.allocate(seat, move.piles)
+            if err:
+                raise IllegalMoveError(_ERRORS.get(err, str(err)))
+            log.allocations[seat] = tuple(move.piles)
+        else:
+            err = self.core.declare(seat, move.good_weather)
+            if err:
+                raise IllegalMoveError(_ERRORS.get(err, str(err)))
+            log.declarations[seat] = move.good_weather
+        if self.auto_deal and self.phase is Phase.DEAL:
+            self.deal()
+
+    def _apply_play(self, card: int, log: RoundLog) -> None:
+        core = self.core
+        seat = core.to_move
+        trick = self.current_trick
+        if trick is None:
+            trick = Trick(round=core.round, index=core.line_pos, group=core.group, leader=seat, plays=())
+            log.tricks.append(trick)
+        err = core.play(card)
+        if err:
+            raise IllegalMoveError(_ERRORS.get(err, str(err)))
+        plays = trick.plays + ((seat, card),)
+        if len(plays) == self.players:
+            log.tricks[-1] = Trick(
+                trick.round, trick.index, trick.group, trick.leader, plays,
+                winner=core.last_winner, sky=log.line[trick.index],
+            )
+        else:
+            log.tricks[-1] = Trick(trick.round, trick.index, trick.group, trick.leader, plays)
+
+    # --- results ----------------------------------------------------------------------
+    def scores(self) -> tuple[ScoreLine, ...]:
+        """Scores as they stand (final once the game is over)."""
+        return tuple(ScoreLine(*row) for row in self.core.scores())
+
+    def result(self) -> GameResult:
+        if not self.is_over:
+            raise IllegalMoveError("the game is not over")
+        winners = self.core.winners()
+        outright = self.core.outright_winner()
+        return GameResult(
+            scores=self.scores(),
+            winners=tuple(s for s in range(self.players) if (winners >> s) & 1),
+            outright=outright if outright >= 0 else None,
+        )
+
+    def copy(self) -> Game:
+        other = Game.__new__(Game)
+        other.rules = self.rules
+        other.seed = self.seed
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other.sky_cards = self.sky_cards
+        other.core = self.core.copy()
+        other.rounds = [
+            RoundLog(r.line, r.first_player, list(r.hands), r.set_aside, list(r.allocations),
+                     list(r.declarations), list(r.tricks))
+            for r in self.rounds
+        ]
+        other.auto_deal = self.auto_deal
+        return other
+
+    # --- what a seat knows --------------------------------------------------------------
+    def observation(self, seat: int) -> Observation:
+        """Exactly what seat knows now (RULES.md §5)."""
+        if not 0 <= seat < self.players:
+            raise InvalidPositionError(f"seat {seat!r} is not in this {self.players}-player game")
+        rounds: list[RoundLog] = []
+        for i, r in enumerate(self.rounds):
+            current = i == len(self.rounds) - 1 and not self.is_over
+            declarations_public = not current or self.phase is Phase.PLAY
+            rounds.append(
+                RoundLog(
+                    line=r.line,
+                    first_player=r.first_player,
+                    hands=[r.hands[s] if s == seat else None for s in range(self.players)],
+                    set_aside=None,
+                    allocations=[r.allocations[s] if s == seat else None for s in range(self.players)],
+                    declarations=[
+                        r.declarations[s] if declarations_public or s == seat else None
+                        for s in range(self.players)
+                    ],
+                    tricks=list(r.tricks),
+                )
+            )
+        return Observation(rules=self.rules, seat=seat, rounds=tuple(rounds), over=self.is_over)
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """One seat's knowledge replayed into a C state.
+
+    `core` is the real state with every hidden card removed: the observer's hand and
+    piles are there, others' piles hold nothing. `hidden_counts[s][g]` is how many unseen
+    cards seat s still holds in pile g; `voids[s][g]` is a colour mask (bit c = colour c)
+    of colours seat s has shown it lacks in pile g.
+    """
+
+    core: _core.CoreState
+    hidden_counts: tuple[tuple[int, ...], ...]
+    voids: tuple[tuple[int, ...], ...]
+    unseen: int
+    """Rain cards in use that the observer has not seen (others' piles and the set-aside)."""
+    unseen_sky: tuple[int, ...]
+    """Sky card ids not yet dealt into any line."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat knows: the rules, the public history, and its own hand and piles.
+
+    Built by `Game.observation` or parsed from a position file. `public_view()` replays
+    it into a C state and checks on the way that the history is one the rules allow.
+    """
+
+    rules: RulesConfig
+    seat: int
+    rounds: tuple[RoundLog, ...]
+    over: bool = False
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def current(self) -> RoundLog:
+        return self.rounds[-1]
+
+    @property
+    def hand(self) -> int:
+        hand = self.current.hands[self.seat]
+        return hand if hand is not None else 0
+
+    @property
+    def allocation(self) -> tuple[int, ...] | None:
+        return self.current.allocations[self.seat]
+
+    def public_view(self) -> PublicView:
+        """Replay the public history into a C state; InvalidPositionError if it breaks a rule."""
+        cached = self.__dict__.get("_view")
+        if cached is None:
+            cached = _replay_public(self)
+            object.__setattr__(self, "_view", cached)
+        return cached
+
+    @property
+    def phase(self) -> Phase:
+        view = self.public_view().core
+        return Phase(view.phase)
+
+    @property
+    def to_move(self) -> int:
+        """The seat to act: in a simultaneous phase, this seat if it has not yet chosen."""
+        core = self.public_view().core
+        if core.phase in ("allocate", "weather"):
+            return self.seat
+        return core.to_move
+
+    def legal_moves(self) -> list[Move]:
+        """This seat's legal moves now (empty when it is not this seat's decision)."""
+        core = self.public_view().core
+        phase = Phase(core.phase)
+        if phase is Phase.ALLOCATE:
+            return [Allocate(p) for p in core.allocations(self.hand)]
+        if phase is Phase.WEATHER:
+            return [Declare(False), Declare(True)]
+        if phase is Phase.PLAY and core.to_move == self.seat:
+            return [Play(c) for c in cards_of(core.legal_plays())]
+        return []
+
+
+def _replay_public(obs: Observation) -> PublicView:
+    """Replay obs's history from its seat's view into a C state (see PublicView)."""
+    rules = obs.rules
+    spec = rules.spec
+    n = rules.players
+    seat = obs.seat
+    n_sky = len(sky_cards_for(rules))
+    seen_sky: list[int] = []
+    for i, r in enumerate(obs.rounds):
+        for sky in r.line:
+            if not 0 <= sky < n_sky or sky in seen_sky:
+                raise InvalidPositionError(f"rounds[{i}].line: sky card id {sky!r} is unknown or repeated")
+            seen_sky.append(sky)
+        if len(r.line) != spec.line_size:
+            raise InvalidPositionError(f"rounds[{i}].line: must hold {spec.line_size} sky cards")
+    unseen_sky = tuple(s for s in range(n_sky) if s not in seen_sky)
+    core = new_core(rules, seen_sky + list(unseen_sky))
+    if len(obs.rounds) > spec.rounds:
+        raise InvalidPositionError(f"rounds: a {n}-player game has {spec.rounds} rounds")
+    voids = [[0] * len(spec.group_sizes) for _ in range(n)]
+    for i, r in enumerate(obs.rounds):
+        where = f"rounds[{i}]"
+        last = i == len(obs.rounds) - 1
+        if r.first_player != core.first_player:
+            raise InvalidPositionError(f"{where}.first_player: must be seat {core.first_player}")
+        hands = [0] * n
+        own = r.hands[seat] if last else None
+        if last:
+            if own is None:
+                raise InvalidPositionError(f"{where}.hand: the observing seat's hand is required")
+            if bin(own).count("1") != spec.hand_size or own & ~spec.rain_cards:
+                raise InvalidPositionError(
+                    f"{where}.hand: must be {spec.hand_size} rain cards in use, got {format_cards(own)!r}"
+                )
+            hands[seat] = own
+        core.set_hidden_round(hands)
+        voids = [[0] * len(spec.group_sizes) for _ in range(n)]
+        allocation = r.allocations[seat] if last else None
+        started = not last or allocation is not None
+        if last and allocation is None and (r.tricks or any(d is not None for d in r.declarations)):
+            raise InvalidPositionError(f"{where}.piles: the observing seat's piles are required once dealt")
+        for s in range(n):
+            if s == seat and last and allocation is not None:
+                if core.allocate(s, allocation):
+                    raise InvalidPositionError(
+                        f"{where}.piles: {format_piles(allocation)!r} is not a split of the hand "
+                        f"into piles of {', '.join(map(str, spec.group_sizes))}"
+                    )
+            elif started:
+                core.force_allocated(s, (0,) * len(spec.group_sizes))
+        if not started:
+            continue
+        declarations_public = all(d is not None for d in r.declarations)
+        if r.tricks and not declarations_public:
+            raise InvalidPositionError(f"{where}.declarations: all declarations are public once tricks start")
+        if declarations_public:
+            for s in range(n):
+                core.declare(s, bool(r.declarations[s]))
+        elif r.declarations[seat] is not None:
+            core.declare(seat, bool(r.declarations[seat]))
+        for t, trick in enumerate(r.tricks):
+            twhere = f"{where}.tricks[{t}]"
+            if trick.leader != core.to_move:
+                raise InvalidPositionError(f"{twhere}.leader: seat {core.to_move} leads this trick")
+            group = core.group
+            for p, (s, card) in enumerate(trick.plays):
+                if s != core.to_move:
+                    raise InvalidPositionError(f"{twhere}.plays[{p}]: seat {core.to_move} plays here, not {s}")
+                led = core.led_colour
+                if s == seat and last:
+                    err = core.play(card)
+                    if err:
+                        raise InvalidPositionError(
+                            f"{twhere}.plays[{p}]: {card_str(card)} is illegal for the observing seat "
+                            f"({_ERRORS.get(err, err)})"
+                        )
+                else:
+                    colour = card_colour(card)
+                    if (voids[s][group] >> colour) & 1:
+                        raise InvalidPositionError(
+                            f"{twhere}.plays[{p}]: seat {s} already showed no {COLOUR_NAMES[colour]} "
+                            f"in this pile, then played {card_str(card)}"
+                        )
+                    if own is not None and (own >> card) & 1:
+                        raise InvalidPositionError(
+                            f"{twhere}.plays[{p}]: {card_str(card)} is in the observing seat's hand"
+                        )
+                    err = core.reveal_play(card)
+                    if err:
+                        raise InvalidPositionError(
+                            f"{twhere}.plays[{p}]: {card_str(card)} cannot be played here "
+                            f"(unknown, not in use, or already played)"
+                        )
+                    if led >= 0 and colour != led:
+                        voids[s][group] |= 1 << led
+            if len(trick.plays) == n:
+                if trick.winner is not None and trick.winner != core.last_winner:
+                    raise InvalidPositionError(f"{twhere}.winner: seat {core.last_winner} wins this trick")
+            elif t != len(r.tricks) - 1 or not last:
+                raise InvalidPositionError(f"{twhere}.plays: only the last trick may be incomplete")
+        if not last and core.phase != "deal" and core.phase != "over":
+            raise InvalidPositionError(f"{where}: a past round must be complete")
+    if obs.over != (core.phase == "over"):
+        raise InvalidPositionError("over: does not match the history")
+    if core.phase == "deal":
+        raise InvalidPositionError("rounds: the position must include the current round's line and hand")
+    hidden_counts = []
+    played = core.played
+    for s in range(n):
+        row = []
+        for g, size in enumerate(spec.group_sizes):
+            if s == seat:
+                row.append(0)
+                continue
+            played_from = sum(
+                1
+                for trick in (obs.current.tricks if obs.rounds else ())
+                if trick.group == g
+                for (ps, _c) in trick.plays
+                if ps == s
+            )
+            row.append(size - played_from if core.phase != "over" else 0)
+        hidden_counts.append(tuple(row))
+    own_hand = obs.hand if core.phase != "over" else 0
+    unseen = spec.rain_cards & ~own_hand & ~played if core.phase != "over" else 0
+    return PublicView(
+        core=core,
+        hidden_counts=tuple(hidden_counts),
+        voids=tuple(tuple(v) for v in voids),
+        unseen=unseen,
+        unseen_sky=unseen_sky,
+    )
+
+
+def kind_name(kind: Kind) -> str:
+    return kind.text
+
+
+def describe_sky(card: SkyCard) -> str:
+    """Human text for a sky card: 'candy x2', 'shooting star'."""
+    if card.kind is Kind.STAR:
+        return "shooting star"
+    return f"{card.kind.text} x{card.count}"
+
+
+def _json_default(value: Any) -> Any:  # pragma: no cover - helper for debugging prints
+    return str(value)
