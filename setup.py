@@ -40,6 +40,6 @@ setup(
         extensions,
         include_path=["csrc"],
         compiler_directives=directives,
-        build_dir="build/cython",
+        build_dir=os.environ.get("CSL_BUILD_DIR", "build/cython"),
     ),
 )
