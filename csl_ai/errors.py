@@ -31,3 +31,7 @@ class InvalidPositionError(CslError):
 
 class InvalidRecordError(CslError):
     """A game record that is malformed, or whose steps or scores are wrong."""
+
+
+class RecordWriteError(CslError):
+    """A record or results file that cannot be written."""

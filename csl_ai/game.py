@@ -478,13 +478,20 @@ class Observation:
         """The seat to act: in a simultaneous phase, this seat if it has not yet chosen."""
         core = self.public_view().core
         if core.phase in ("allocate", "weather"):
-            return self.seat
+            return -1 if self._has_chosen(core) else self.seat
         return core.to_move
+
+    def _has_chosen(self, core: _core.CoreState) -> bool:
+        """Whether this seat has already made the current simultaneous decision."""
+        done = core.allocated_mask if core.phase == "allocate" else core.weather_done_mask
+        return bool((done >> self.seat) & 1)
 
     def legal_moves(self) -> list[Move]:
         """This seat's legal moves now (empty when it is not this seat's decision)."""
         core = self.public_view().core
         phase = Phase(core.phase)
+        if phase in (Phase.ALLOCATE, Phase.WEATHER) and self._has_chosen(core):
+            return []
         if phase is Phase.ALLOCATE:
             return [Allocate(p) for p in core.allocations(self.hand)]
         if phase is Phase.WEATHER:
