@@ -254,7 +254,7 @@ class Game:
         seat = self.to_move if seat is None else seat
         phase = self.phase
         if phase is Phase.ALLOCATE and seat in self.pending_seats():
-            return [Allocate(p) for p in self.core.allocations(self.core.hands[seat])]
+            return [Allocate.trusted(p) for p in self.core.allocations(self.core.hands[seat])]
         if phase is Phase.WEATHER and seat in self.pending_seats():
             return [Declare(False), Declare(True)]
         if phase is Phase.PLAY and seat == self.to_move:
@@ -493,7 +493,7 @@ class Observation:
         if phase in (Phase.ALLOCATE, Phase.WEATHER) and self._has_chosen(core):
             return []
         if phase is Phase.ALLOCATE:
-            return [Allocate(p) for p in core.allocations(self.hand)]
+            return [Allocate.trusted(p) for p in core.allocations(self.hand)]
         if phase is Phase.WEATHER:
             return [Declare(False), Declare(True)]
         if phase is Phase.PLAY and core.to_move == self.seat:

@@ -1,0 +1,334 @@
+"""The `csl` command: typer commands that parse, call into csl_ai and print.
+
+Heavy modules (the search, agents, records) are imported inside each command, so
+`csl --help` is quick and works whatever is installed. Every error goes through
+`csl_ai.cli.common.CslGroup`: one line on stderr, exit 2 for bad input, 1 for a failure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from csl_ai import __version__
+from csl_ai.cli.common import STATE, CliInputError, CslGroup, check_positive
+from csl_ai.rules import StarOption
+
+BEST_MOVE_JSON_HELP = """
+With --json, stdout holds one JSON object (SearchResult.to_json()) and nothing else:
+
+    seat            the seat the position is for
+    best_move       the chosen move (a move object)
+    moves           every candidate searched, best first:
+      move            a move object
+      visits          times the search tried it
+      mean_utility    mean utility (win share plus a small margin term)
+      ci95            [low, high] 95% interval of mean_utility (null if unbounded)
+      win_probability estimated chance of winning
+      expected_points estimated final points
+      worlds          sampled worlds it was tried in
+    iterations      search iterations run
+    worlds_sampled  determinized worlds sampled
+    elapsed_s       wall time of the search in seconds
+    algorithm       "ismcts" or "pimc"
+    utility         "win" or "points"
+    threads         search threads used
+    nodes           tree nodes created
+
+A move object is {"type": "play", "card": "B7"},
+{"type": "allocate", "piles": ["B7 R2 G5", "B1 R9 G9", "B3 R4 G12"]}
+or {"type": "weather", "good_weather": true}.
+"""
+
+app = typer.Typer(
+    name="csl",
+    cls=CslGroup,
+    help="Candy Spiders Leopards: play against the AI, ask it for the best move, "
+    "replay and analyse games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def check_seed(seed: int | None) -> None:
+    """Raise CliInputError for a negative search seed."""
+    if seed is not None and seed < 0:
+        raise CliInputError(f"--seed: must be 0 or more, got {seed!r}")
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"csl {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback of an error.")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Candy Spiders Leopards: play against the AI, get the best move, replay and analyse games."""
+    STATE.debug = debug
+
+
+@app.command()
+def play(
+    players: Annotated[int, typer.Option("--players", "-n", help="Players, 2 to 5.")] = 4,
+    humans: Annotated[
+        str,
+        typer.Option("--humans", help="Seats played by people, e.g. 0,2 ('none' to watch the AI)."),
+    ] = "0",
+    ai: Annotated[
+        str,
+        typer.Option(
+            "--ai",
+            help="The AI for the other seats: random, heuristic, pimc[:iters=N], "
+            "ismcts[:fast|normal|strong|iters=N|ms=N][,threads=N].",
+        ),
+    ] = "ismcts:normal",
+    sides: Annotated[
+        str,
+        typer.Option(
+            "--sides", help="Scoring card sides, e.g. candy=A,spider=B (unnamed kinds: A)."
+        ),
+    ] = "",
+    star_option: Annotated[
+        StarOption, typer.Option("--star-option", help="Shooting star A with all 3 stars.")
+    ] = StarOption.TWICE,
+    deck: Annotated[str | None, typer.Option("--deck", help="Sky deck TOML file.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed for the deal and the AI.")
+    ] = None,
+    hint: Annotated[
+        bool,
+        typer.Option("--hint", help="Show the AI's recommendation before each of your decisions."),
+    ] = False,
+    hint_iterations: Annotated[
+        int, typer.Option("--hint-iterations", help="Search iterations for a hint.")
+    ] = 2000,
+    record: Annotated[
+        str | None,
+        typer.Option(
+            "--record", help="Where to save the game record (default: csl-game-TIME.json here)."
+        ),
+    ] = None,
+    first_seat: Annotated[int, typer.Option("--first-seat", help="Seat leading round 1.")] = 0,
+) -> None:
+    """Play a whole game in the terminal against the AI.
+
+    At a prompt type a card (B7), piles (B7 R2 G5 | B1 R9 G9 | B3 R4 G12) or yes/no;
+    ? for help, hint for the AI's advice, quit to stop. The record is saved at the end,
+    and also when the game is cut short (Ctrl-C, end of input, quit).
+    """
+    from csl_ai.cli.play import PlayOptions, play_command
+
+    options = PlayOptions(
+        players=players,
+        humans=humans,
+        ai=ai,
+        sides=sides,
+        star_option=star_option,
+        deck=deck,
+        seed=seed,
+        hint=hint,
+        hint_iterations=hint_iterations,
+        record=record,
+        first_seat=first_seat,
+    )
+    code = play_command(options, _console())
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("best-move", epilog=BEST_MOVE_JSON_HELP)
+def best_move(
+    position: Annotated[
+        str, typer.Argument(metavar="POSITION.json", help="Position file, or - for stdin.")
+    ],
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", "-i", help="Search iterations (default 10000).")
+    ] = None,
+    time_ms: Annotated[float | None, typer.Option("--time-ms", help="Search time in ms.")] = None,
+    threads: Annotated[int, typer.Option("--threads", help="Search threads.")] = 1,
+    seed: Annotated[int | None, typer.Option("--seed", help="Search seed (reproducible).")] = None,
+    top: Annotated[int, typer.Option("--top", help="Candidates to list (table only).")] = 10,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print only the JSON answer on stdout.")
+    ] = False,
+) -> None:
+    """Rank the moves of a position: visits, win probability ± 95% interval, expected points."""
+    from csl_ai.position import load_position
+    from csl_ai.search import SearchLimit, search
+
+    check_positive(iterations, "--iterations")
+    check_positive(threads, "--threads")
+    check_positive(top, "--top")
+    check_seed(seed)
+    if time_ms is not None and not time_ms > 0:
+        raise CliInputError(f"--time-ms: must be more than 0, got {time_ms!r}")
+    if iterations is None and time_ms is None:
+        iterations = 10_000
+    obs = load_position(position)
+    if not obs.legal_moves():
+        raise CliInputError(
+            f"position {position!r}: seat {obs.seat} has no decision to make "
+            f"({obs.phase.value} phase, seat {obs.to_move} to move)"
+        )
+    result = search(
+        obs, SearchLimit(iterations=iterations, time_ms=time_ms, threads=threads, seed=seed)
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+        return
+    from csl_ai.cli.render import move_text, position_text, search_table
+
+    console = _console()
+    console.print(
+        f"Seat {result.seat}, {obs.phase.value} phase: {result.iterations} iterations, "
+        f"{result.worlds_sampled} worlds, {result.elapsed_s:.2f} s."
+    )
+    console.print(position_text(obs))
+    console.print("Best move: ", move_text(result.best_move), sep="")
+    console.print(search_table(result, top=top))
+    if len(result.moves) > top:
+        console.print(f"... {len(result.moves) - top} more candidates (--top N to list more)")
+
+
+@app.command()
+def replay(
+    record: Annotated[str, typer.Argument(metavar="RECORD.json", help="Game record file.")],
+    summary: Annotated[
+        bool, typer.Option("--summary", help="Only check it and show the final scores.")
+    ] = False,
+) -> None:
+    """Check a game record step by step and show it trick by trick."""
+    from csl_ai.cli.review import replay_command
+
+    replay_command(record, _console(), summary)
+
+
+@app.command()
+def analyze(
+    record: Annotated[str, typer.Argument(metavar="RECORD.json", help="Game record file.")],
+    seat: Annotated[int | None, typer.Option("--seat", help="Only this seat's decisions.")] = None,
+    iterations: Annotated[
+        int, typer.Option("--iterations", "-i", help="Search iterations per decision.")
+    ] = 5000,
+    threads: Annotated[int, typer.Option("--threads", help="Search threads.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Search seed.")] = 0,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Win probability loss that counts as a blunder.")
+    ] = 0.05,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="List every decision, not only blunders.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print only a JSON report on stdout.")
+    ] = False,
+) -> None:
+    """A blunder report: the engine's choice beside each move played, and the win probability lost.
+
+    Each decision is searched from the deciding seat's view at that moment. Loss = the
+    engine's best move's win probability minus the played move's (0 if the played move
+    scored higher). An allocation the search did not evaluate has no loss estimate and is
+    listed as such. A decision with one legal move is forced and not searched.
+    """
+    from csl_ai.cli.review import analyze_command
+
+    check_positive(iterations, "--iterations")
+    check_positive(threads, "--threads")
+    check_seed(seed)
+    if not 0 <= threshold <= 1:
+        raise CliInputError(f"--threshold: must be between 0 and 1, got {threshold!r}")
+    analyze_command(
+        record, _console(), seat, iterations, threads, seed, threshold, as_json, show_all
+    )
+
+
+@app.command()
+def bench(
+    full: Annotated[
+        bool, typer.Option("--full", help="Longer measurements, steadier medians.")
+    ] = False,
+    no_search: Annotated[bool, typer.Option("--no-search", help="Core figures only.")] = False,
+    threads: Annotated[int, typer.Option("--threads", help="Search threads.")] = 1,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", help="Runs per figure (default 3, --full 5).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Core and search speed: medians of repeated runs (quick by default).
+
+    Core: full random 4-player games per second and ns per round of tricks, in C; the same
+    games through the Python API, and the ratio. Search: iterations per second at three
+    fixed positions with a fixed seed.
+    """
+    from dataclasses import replace
+
+    from rich.table import Table
+
+    from csl_ai.cli.bench import FULL, QUICK, run_bench, speed_ratio
+
+    check_positive(threads, "--threads")
+    check_positive(repeats, "--repeats")
+    size = FULL if full else QUICK
+    if repeats is not None:
+        size = replace(size, repeats=repeats)
+    figures = run_bench(size, include_search=not no_search, threads=threads)
+    ratio = speed_ratio(figures)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"figures": [f.to_json() for f in figures], "core_over_api": ratio}, indent=2
+            )
+        )
+        return
+    title = f"csl bench{' --full' if full else ''}: medians of {size.repeats} runs"
+    if not no_search:
+        title += f", searches of {size.search_iterations} iterations"
+    table = Table(title=title, title_justify="left", show_edge=False)
+    table.add_column("measure")
+    table.add_column("median", justify="right")
+    table.add_column("unit")
+    table.add_column("range", justify="right")
+    for f in figures:
+        table.add_row(
+            f.name, f"{f.median:,.0f}", f.unit, f"{min(f.samples):,.0f} – {max(f.samples):,.0f}"
+        )
+    console = _console()
+    console.print(table)
+    if ratio is not None:
+        console.print(f"core / Python API games per second: {ratio:,.0f}x")
+
+
+def _register_plugins() -> None:
+    """Add the tournament and selfplay commands when their module is present."""
+    name = "csl_ai.cli.tournament_cmd"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return
+        raise
+    module.register(app)
+
+
+_register_plugins()

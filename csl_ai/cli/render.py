@@ -1,0 +1,344 @@
+"""Rich rendering of cards, sky lines, tricks, tallies, scores and search statistics.
+
+Rain cards print in their colour (blue, red, green); sky cards in a colour per kind.
+`GameView` watches a `Game` and prints whatever happened since it last looked, so the
+same view narrates a live game (`csl play`) and a replayed record (`csl replay`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from csl_ai.game import Phase
+from csl_ai.notation import card_colour, card_str, cards_of, sky_str
+from csl_ai.rules import Kind, SkyCard
+
+if TYPE_CHECKING:
+    from csl_ai.game import Game, Observation, RoundLog, ScoreLine, Trick
+    from csl_ai.search import MoveStats, SearchResult
+
+CARD_STYLES: Final = ("bold blue", "bold red", "bold green")
+"""Style of a rain card by colour index (blue, red, green)."""
+SKY_STYLES: Final = {
+    Kind.CANDY: "magenta",
+    Kind.SPIDER: "cyan",
+    Kind.LEOPARD: "yellow",
+    Kind.STAR: "bold bright_yellow",
+}
+
+
+def card_text(card: int) -> Text:
+    """One rain card, coloured: ``B7`` in blue."""
+    return Text(card_str(card), style=CARD_STYLES[card_colour(card)])
+
+
+def cards_text(mask: int, empty: str = "-") -> Text:
+    """A set of rain cards, ascending, each coloured."""
+    cards = cards_of(mask)
+    if not cards:
+        return Text(empty, style="dim")
+    return Text(" ").join(card_text(card) for card in cards)
+
+
+def piles_text(piles: Sequence[int]) -> Text:
+    """Piles as ``B7 R2 G5 | B1 R9 G9 | ...``, coloured."""
+    return Text(" | ", style="dim").join(cards_text(pile) for pile in piles)
+
+
+def sky_text(card: SkyCard) -> Text:
+    """One sky card in notation (``C2``, ``*``), coloured by kind."""
+    return Text(sky_str(card), style=SKY_STYLES[card.kind])
+
+
+def sky_cards_text(cards: Sequence[SkyCard], empty: str = "-") -> Text:
+    """Sky cards in order, space separated."""
+    if not cards:
+        return Text(empty, style="dim")
+    return Text(" ").join(sky_text(card) for card in cards)
+
+
+def groups_of(line: Sequence[int], group_sizes: Sequence[int]) -> list[tuple[int, ...]]:
+    """The line split into its groups, in order."""
+    groups = []
+    start = 0
+    for size in group_sizes:
+        groups.append(tuple(line[start : start + size]))
+        start += size
+    return groups
+
+
+def line_text(game: Game, line: Sequence[int]) -> Text:
+    """A round's sky line by groups: ``group 1: C1 S2 L1   group 2: ...``."""
+    out = Text()
+    for g, group in enumerate(groups_of(line, game.rules.spec.group_sizes)):
+        if g:
+            out.append("   ")
+        out.append(f"group {g + 1}: ", style="dim")
+        out.append_text(sky_cards_text([game.sky_cards[sky] for sky in group]))
+    return out
+
+
+def tallies_table(game: Game, names: Sequence[str], title: str) -> Table:
+    """Each seat's face-up elements, face-down cards, good weather cards and points so far."""
+    core = game.core
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("seat")
+    for kind in Kind:
+        table.add_column(kind.text, justify="right", style=SKY_STYLES[kind])
+    table.add_column("face down", justify="right")
+    table.add_column("good weather", justify="right")
+    table.add_column("points", justify="right", style="bold")
+    scores = game.scores()
+    for seat in range(game.players):
+        elements = core.elements[seat]
+        table.add_row(
+            names[seat],
+            *(str(n) for n in elements),
+            str(core.facedown_cards[seat]),
+            str(core.good_weather[seat]),
+            str(scores[seat].total),
+        )
+    return table
+
+
+def scores_table(
+    scores: Sequence[ScoreLine],
+    winners: Sequence[int],
+    names: Sequence[str],
+    outright: int | None = None,
+) -> Table:
+    """The final scores kind by kind, winners in green and named under the table."""
+    table = Table(title="Final scores", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("seat")
+    for kind in Kind:
+        table.add_column(kind.text, justify="right", style=SKY_STYLES[kind])
+    table.add_column("weather", justify="right")
+    table.add_column("face-down", justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for seat, line in enumerate(scores):
+        table.add_row(
+            Text(names[seat], style="bold green" if seat in winners else ""),
+            str(line.candy),
+            str(line.spider),
+            str(line.leopard),
+            str(line.star),
+            str(line.good_weather),
+            str(line.face_down),
+            str(line.total),
+        )
+    if outright is not None:
+        table.caption = (
+            f"{names[outright]} {verb(names[outright], 'win')} outright with all 3 shooting stars"
+        )
+    elif len(winners) == 1:
+        table.caption = f"{names[winners[0]]} {verb(names[winners[0]], 'win')}"
+    else:
+        table.caption = "Shared win: " + ", ".join(names[s] for s in winners)
+    table.caption_justify = "left"
+    table.caption_style = "bold green"
+    return table
+
+
+def trick_text(game: Game, trick: Trick, names: Sequence[str]) -> Text:
+    """A trick's plays so far, and its winner and sky card once complete."""
+    out = Text(", ").join(
+        Text(f"{names[seat]} ").append_text(card_text(card)) for seat, card in trick.plays
+    )
+    if trick.complete:
+        assert trick.winner is not None and trick.sky is not None
+        out.append("  → ")
+        out.append(names[trick.winner], style="bold")
+        out.append(f" {verb(names[trick.winner], 'take')} ")
+        out.append_text(sky_text(game.sky_cards[trick.sky]))
+    return out
+
+
+def verb(name: str, word: str) -> str:
+    """The verb agreeing with a seat's name: ``You take``, ``seat 1 takes``."""
+    return word if name == "You" else word + "s"
+
+
+def round_summary(game: Game, log: RoundLog, names: Sequence[str]) -> list[Text]:
+    """Per seat: sky cards won this round, and the fate of a good weather declaration."""
+    lines = []
+    for seat in range(game.players):
+        won = [game.sky_cards[t.sky] for t in log.tricks if t.winner == seat and t.sky is not None]
+        line = Text(f"{names[seat]}: ")
+        line.append_text(sky_cards_text(won, empty="nothing"))
+        if log.declarations[seat]:
+            if won:
+                line.append(
+                    "  good weather broken: these cards are face down (-2 each)", style="red"
+                )
+            else:
+                line.append("  good weather honoured (+7)", style="green")
+        lines.append(line)
+    return lines
+
+
+def position_text(obs: Observation) -> Text:
+    """What the seat of a position holds: its hand, or its pile and the trick so far."""
+    core = obs.public_view().core
+    if obs.phase is Phase.PLAY and obs.allocation is not None:
+        out = Text(f"Pile for group {core.group + 1}: ").append_text(
+            cards_text(core.piles[obs.seat][core.group])
+        )
+        trick = obs.current.tricks[-1] if obs.current.tricks else None
+        if trick is not None and not trick.complete:
+            out.append("; on the table: ")
+            out.append_text(
+                Text(", ").join(
+                    Text(f"seat {s} ").append_text(card_text(c)) for s, c in trick.plays
+                )
+            )
+        return out
+    if obs.allocation is not None:
+        return Text("Piles: ").append_text(piles_text(obs.allocation))
+    return Text("Hand: ").append_text(cards_text(obs.hand))
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage with one decimal."""
+    return f"{100 * p:.1f}%"
+
+
+def ci_text(stats: MoveStats) -> str:
+    """Half the width of a move's 95% interval on its mean utility, as a percentage
+    (``-`` when unbounded: fewer than 2 visits)."""
+    low, high = stats.ci95
+    half = (high - low) / 2
+    return percent(max(0.0, half)) if math.isfinite(half) else "-"
+
+
+def search_table(result: SearchResult, top: int | None = None, title: str | None = None) -> Table:
+    """Ranked candidate moves: visits, win probability ± 95% interval, expected points."""
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("move")
+    table.add_column("visits", justify="right")
+    table.add_column("win", justify="right")
+    table.add_column("± 95%", justify="right")
+    table.add_column("points", justify="right")
+    rows = result.moves if top is None else result.moves[:top]
+    for rank, stats in enumerate(rows, start=1):
+        table.add_row(
+            str(rank),
+            move_text(stats.move),
+            str(stats.visits),
+            percent(stats.win_probability),
+            ci_text(stats),
+            f"{stats.expected_points:.1f}",
+        )
+    return table
+
+
+def move_text(move: object) -> Text:
+    """A move in notation, cards coloured."""
+    from csl_ai.moves import Allocate, Play
+
+    if isinstance(move, Play):
+        return card_text(move.card)
+    if isinstance(move, Allocate):
+        return piles_text(move.piles)
+    return Text(str(move))
+
+
+class GameView:
+    """Narrates a game: call `sync` after every move and it prints what is new.
+
+    A trick is printed once complete, on one line. A round's end prints what each seat
+    won and the standings, read from the game's tallies, so `sync` must run after every
+    move (tallies move on with the next round's tricks). `private` is the set of seats
+    whose hands and piles are shown: every seat in a replay, none in `csl play` (whose
+    prompts show a human their own cards).
+    """
+
+    def __init__(
+        self, console: Console, names: Sequence[str], private: frozenset[int] = frozenset()
+    ) -> None:
+        self.console = console
+        self.names = list(names)
+        self.private = private
+        self._started = 0
+        self._finished = 0
+        self._tricks = 0
+        self._declared = False
+        self._over = False
+
+    def sync(self, game: Game) -> None:
+        """Print every event since the last call: deals, declarations, tricks, round ends."""
+        while self._started < len(game.rounds) or self._started > self._finished:
+            if self._started == self._finished:
+                self._start_round(game, self._started)
+            index = self._started - 1
+            self._sync_round(game, index)
+            if not _round_finished(game, index):
+                break
+            self._finish_round(game, index)
+        if game.is_over and not self._over:
+            self._over = True
+            result = game.result()
+            self.console.print()
+            self.console.print(
+                scores_table(result.scores, result.winners, self.names, result.outright)
+            )
+
+    def _start_round(self, game: Game, index: int) -> None:
+        log = game.rounds[index]
+        spec = game.rules.spec
+        self._started = index + 1
+        self._tricks = 0
+        self._declared = False
+        self.console.print()
+        self.console.rule(
+            f"Round {index + 1} of {spec.rounds} (first lead: {self.names[log.first_player]})",
+            align="left",
+        )
+        self.console.print(line_text(game, log.line))
+        for seat in sorted(self.private):
+            hand = log.hands[seat]
+            if hand is not None:
+                self.console.print(Text(f"{self.names[seat]} hand: ").append_text(cards_text(hand)))
+
+    def _sync_round(self, game: Game, index: int) -> None:
+        log = game.rounds[index]
+        if not self._declared and all(d is not None for d in log.declarations):
+            self._declared = True
+            for seat in sorted(self.private):
+                piles = log.allocations[seat]
+                if piles is not None:
+                    self.console.print(
+                        Text(f"{self.names[seat]} piles: ").append_text(piles_text(piles))
+                    )
+            declared = [self.names[s] for s in range(game.players) if log.declarations[s]]
+            self.console.print(
+                "Good weather declared by: " + (", ".join(declared) if declared else "nobody")
+            )
+        while self._tricks < len(log.tricks) and log.tricks[self._tricks].complete:
+            trick = log.tricks[self._tricks]
+            head = Text(f"Trick {trick.index + 1} (group {trick.group + 1}, ")
+            head.append_text(sky_text(game.sky_cards[log.line[trick.index]]))
+            head.append("): ")
+            self.console.print(head + trick_text(game, trick, self.names))
+            self._tricks += 1
+
+    def _finish_round(self, game: Game, index: int) -> None:
+        log = game.rounds[index]
+        self._finished = index + 1
+        self.console.print(Text(f"End of round {index + 1}:", style="bold"))
+        for line in round_summary(game, log, self.names):
+            self.console.print(Text("  ") + line)
+        if not game.is_over:
+            self.console.print(tallies_table(game, self.names, "Standings"))
+
+
+def _round_finished(game: Game, index: int) -> bool:
+    """True once every trick of round index is complete."""
+    log = game.rounds[index]
+    return len(log.tricks) == game.rules.spec.line_size and log.tricks[-1].complete
