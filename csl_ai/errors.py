@@ -35,3 +35,7 @@ class InvalidRecordError(CslError):
 
 class RecordWriteError(CslError):
     """A record or results file that cannot be written."""
+
+
+class TallyError(CslError):
+    """End-of-game tallies that no game under the rules can produce."""

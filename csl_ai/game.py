@@ -408,7 +408,10 @@ class Game:
                     tricks=list(r.tricks),
                 )
             )
-        return Observation(rules=self.rules, seat=seat, rounds=tuple(rounds), over=self.is_over)
+        pending = self.pending_seats() if self.phase in (Phase.ALLOCATE, Phase.WEATHER) else ()
+        return Observation(
+            rules=self.rules, seat=seat, rounds=tuple(rounds), over=self.is_over, pending=pending
+        )
 
 
 @dataclass(frozen=True)
@@ -442,6 +445,10 @@ class Observation:
     seat: int
     rounds: tuple[RoundLog, ...]
     over: bool = False
+    pending: tuple[int, ...] = ()
+    """Seats still making the current simultaneous choice (allocation or weather bet).
+
+    Who has chosen is public at the table; what they chose is not."""
 
     @property
     def players(self) -> int:
@@ -540,6 +547,11 @@ def _replay_public(obs: Observation) -> PublicView:
         voids = [[0] * len(spec.group_sizes) for _ in range(n)]
         allocation = r.allocations[seat] if last else None
         started = not last or allocation is not None
+        pending = set(obs.pending) if last else set()
+        if any(not 0 <= s < n for s in pending) or (pending and r.tricks):
+            raise InvalidPositionError(f"pending: {sorted(pending)!r} is not a set of seats still choosing")
+        own_declared = r.declarations[seat] is not None
+        still_allocating = allocation is None or (not own_declared and bool(pending) and seat not in pending)
         if last and allocation is None and (r.tricks or any(d is not None for d in r.declarations)):
             raise InvalidPositionError(f"{where}.piles: the observing seat's piles are required once dealt")
         for s in range(n):
@@ -549,9 +561,9 @@ def _replay_public(obs: Observation) -> PublicView:
                         f"{where}.piles: {format_piles(allocation)!r} is not a split of the hand "
                         f"into piles of {', '.join(map(str, spec.group_sizes))}"
                     )
-            elif started:
+            elif started and not (still_allocating and s in pending):
                 core.force_allocated(s, (0,) * len(spec.group_sizes))
-        if not started:
+        if not started or core.phase == "allocate":
             continue
         declarations_public = all(d is not None for d in r.declarations)
         if r.tricks and not declarations_public:

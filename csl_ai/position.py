@@ -427,6 +427,7 @@ def observation_to_position(obs: Observation) -> dict[str, Any]:
         "rounds": rounds,
         "hand": format_cards(obs.hand),
         "piles": format_piles(piles) if piles is not None else None,
+        "pending": list(obs.pending),
     }
 
 
@@ -442,7 +443,7 @@ def position_from_dict(data: object) -> Observation:
     Raises InvalidPositionError naming the first bad field by its JSON path.
     """
     err = InvalidPositionError
-    top = check_object(data, "", err, _POSITION_FIELDS)
+    top = check_object(data, "", err, _POSITION_FIELDS, ["pending"])
     check_header(top, POSITION_FORMAT, POSITION_VERSION, err)
     rules = read_rules(top["rules"], err)
     spec = rules.spec
@@ -503,10 +504,20 @@ def position_from_dict(data: object) -> Observation:
         and len(current.tricks) == spec.line_size
         and current.tricks[-1].complete
     )
-    obs = Observation(rules=rules, seat=seat, rounds=tuple(rounds), over=over)
+    pending = _read_pending(top.get("pending", []), n, err)
+    obs = Observation(rules=rules, seat=seat, rounds=tuple(rounds), over=over, pending=pending)
     obs.public_view()
     _check_voids_fit(obs)
     return obs
+
+
+def _read_pending(value: object, n: int, err: ErrorClass) -> tuple[int, ...]:
+    """Seats still choosing in the current simultaneous phase: distinct seats, ascending."""
+    items = check_list(value, "pending", err, "seats")
+    seats = tuple(check_seat(s, n, f"pending[{i}]", err) for i, s in enumerate(items))
+    if list(seats) != sorted(set(seats)):
+        raise err(f"pending: seats must be distinct and ascending, got {list(seats)!r}")
+    return seats
 
 
 def _read_declarations(

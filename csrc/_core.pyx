@@ -246,7 +246,9 @@ cdef class CoreState:
         if popcount(hand) != self.st.cfg.hand_size:
             raise ValueError("hand has the wrong number of cards")
         n = enumerate_allocations(&self.st.cfg, hand, buf)
-        return [tuple(buf[i * 3 + g] for g in range(ng)) for i in range(n)]
+        if ng == 2:
+            return [(buf[i * 3], buf[i * 3 + 1]) for i in range(n)]
+        return [(buf[i * 3], buf[i * 3 + 1], buf[i * 3 + 2]) for i in range(n)]
 
     # --- end of game -----------------------------------------------------------------
     def scores(self):
@@ -331,3 +333,7 @@ def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, f
     state_scores(&st, out)
     rows = [[out[s * N_SCORE_COLS + c] for c in range(N_SCORE_COLS)] for s in range(players)]
     return rows, state_winners(&st, out), star_b_outright(&st)
+
+
+include "sampler.pxi"
+include "search.pxi"

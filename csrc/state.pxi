@@ -453,7 +453,7 @@ cdef inline int _trick_key(int card, uint64_t led_mask) noexcept nogil:
     which beats any other; within a class the higher rank wins. Branch-free: playouts pick
     random cards, so a branch here would be mispredicted half the time."""
     cdef uint64_t b = bit(card)
-    cdef int cls = ((<int>((b & colour_mask(BLUE)) != 0)) << 6) | ((<int>((b & led_mask) != 0)) << 5)
+    cdef int cls = ((<int>((b & colour_mask(BLUE)) != 0)) << 7) | ((<int>((b & led_mask) != 0)) << 6)
     return (cls + card) & -(<int>(cls != 0))
 
 

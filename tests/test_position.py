@@ -118,7 +118,7 @@ def test_position_round_trip_property(players: int, seed: int, stop: int, seat: 
 def test_position_header_and_fields() -> None:
     game = finished_game(4, 3)
     position = observation_to_position(game.observation(1))
-    assert list(position) == ["format", "version", "rules", "seat", "rounds", "hand", "piles"]
+    assert list(position) == ["format", "version", "rules", "seat", "rounds", "hand", "piles", "pending"]
     assert position["format"] == POSITION_FORMAT and position["version"] == POSITION_VERSION
     assert list(position["rounds"][0]) == [
         "line",
@@ -201,7 +201,8 @@ def test_a_position_never_shows_hidden_cards(players: int) -> None:
 
 @pytest.mark.parametrize("players", PLAYERS)
 def test_other_seats_secret_choices_do_not_change_a_position(players: int) -> None:
-    """While seats allocate and bet, one seat's position is the same whoever else has chosen."""
+    """While seats allocate and bet, one seat's position changes only in who is still choosing
+    (public at the table), never in what the others chose."""
     rng = random.Random(players)
     game = Game(RulesConfig(players=players), seed=players)
     changes = 0
@@ -213,7 +214,12 @@ def test_other_seats_secret_choices_do_not_change_a_position(players: int) -> No
         if phase in (Phase.ALLOCATE, Phase.WEATHER) and game.phase is phase:
             for s in range(players):
                 if s != mover:
-                    assert observation_to_position(game.observation(s)) == before[s]
+                    after = observation_to_position(game.observation(s))
+                    assert after["pending"] == list(game.pending_seats())
+                    assert mover not in after["pending"] and mover in before[s]["pending"]
+                    assert {k: v for k, v in after.items() if k != "pending"} == {
+                        k: v for k, v in before[s].items() if k != "pending"
+                    }
                     changes += 1
     assert changes > 0
 
