@@ -1,0 +1,294 @@
+"""The `csl tournament` and `csl selfplay` commands (added to the app by `register`).
+
+Both parse their options, build a `TournamentConfig` and hand it to
+`csl_ai.tournament.harness`; the harness and Ray are imported only when a command runs.
+A run that fails (Ray unreachable, workers dying beyond the retries, a game raising)
+prints one line and exits 1; bad options exit 2; Ctrl-C exits 130. Finished games are
+kept in every case, and ``--resume DIR`` continues from them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from csl_ai.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, CliInputError, check_positive, fail
+from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
+
+if TYPE_CHECKING:
+    from csl_ai.tournament.runner import TournamentConfig
+    from csl_ai.tournament.stats import Summary
+
+DEFAULT_PLAYERS = 4
+DEFAULT_TOURNAMENT_GAMES = 400
+DEFAULT_SELFPLAY_GAMES = 100
+
+TOURNAMENT_EPILOG = """
+Each deal is replayed with the seats rotated so that every agent plays every seat of it
+(duplicate deals); --games is rounded up to whole deals. With more agents than players,
+each deal seats a different subset so that every agent plays equally often.
+
+DIR receives tournament.json (the options), games.jsonl (one line per finished game,
+with its full record, appended as games finish), then summary.json and winshare.png.
+Interrupted (Ctrl-C, a crash, even SIGKILL)? `csl tournament --resume DIR` plays only
+the games still missing.
+"""
+
+SELFPLAY_EPILOG = """
+DIR receives tournament.json, games.jsonl (one game record per line) and, with
+--training-rows, training.jsonl: one row per decision with a numeric feature vector of
+the observation, the search's visit count per move, and the game's outcome for that
+seat (see csl_ai.tournament.selfplay for the layout).
+"""
+
+# Options shared by both commands. Those that fix the games default to None so that a
+# resumed run can tell they were given (and refuse them).
+Players = Annotated[
+    Optional[int],  # noqa: UP007
+    typer.Option("--players", "-n", help=f"Players per game, 2 to 5 (default {DEFAULT_PLAYERS})."),
+]
+Out = Annotated[
+    Optional[str],  # noqa: UP007
+    typer.Option("--out", "-o", metavar="DIR", help="Directory for the results."),
+]
+Seed = Annotated[
+    Optional[int],  # noqa: UP007
+    typer.Option("--seed", help="Seed of every deal and agent (default: random, saved)."),
+]
+Workers = Annotated[
+    Optional[int],  # noqa: UP007
+    typer.Option("--workers", "-w", help="Local Ray CPUs (default: all); 0: in this process, no Ray."),
+]
+Address = Annotated[
+    Optional[str],  # noqa: UP007
+    typer.Option("--address", help="Use a running Ray cluster: auto, HOST:PORT or ray://HOST:10001."),
+]
+Batch = Annotated[
+    Optional[int],  # noqa: UP007
+    typer.Option("--batch", help="Games per Ray task (default: automatic)."),
+]
+Resume = Annotated[
+    Optional[str],  # noqa: UP007
+    typer.Option("--resume", metavar="DIR", help="Continue the run kept in DIR."),
+]
+Sides = Annotated[
+    Optional[str],  # noqa: UP007
+    typer.Option("--sides", help="Scoring card sides, e.g. candy=A,spider=B."),
+]
+Star = Annotated[
+    Optional[StarOption],  # noqa: UP007
+    typer.Option("--star-option", help="Shooting star A with all 3 stars."),
+]
+Deck = Annotated[Optional[str], typer.Option("--deck", help="Sky deck TOML file.")]  # noqa: UP007
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+def split_agent_specs(text: str) -> tuple[str, ...]:
+    """Agent specs from ``"ismcts:iters=5000,threads=2,heuristic,random"``.
+
+    An item after a comma is an option of the spec before it when it reads ``name=value``
+    or is a level name (``fast``); anything else (``heuristic``, ``pimc:iters=10``)
+    starts a new spec.
+    """
+    from csl_ai.agents import LEVELS
+
+    specs: list[str] = []
+    for item in text.split(","):
+        part = item.strip()
+        if not part:
+            raise CliInputError(f"--agents: empty agent spec in {text!r}")
+        is_option = ":" not in part and ("=" in part or part.lower() in LEVELS)
+        if is_option and specs:
+            specs[-1] = f"{specs[-1]},{part}"
+        else:
+            specs.append(part)
+    return tuple(specs)
+
+
+def _rules(players: int | None, sides: str | None, star: StarOption | None, deck: str | None) -> RulesConfig:
+    return RulesConfig(
+        players=players if players is not None else DEFAULT_PLAYERS,
+        sides=parse_sides(sides or ""),
+        star_option=star or StarOption.TWICE,
+        deck=deck_from_arg(deck),
+    )
+
+
+def _refuse_with_resume(given: Mapping[str, object], resume: str, out: str | None) -> None:
+    """A resumed run keeps its options: refuse any that would change its games."""
+    for option, value in given.items():
+        if value is not None:
+            raise CliInputError(
+                f"{option}: a resumed run keeps its options; they are in "
+                f"{str(Path(resume) / 'tournament.json')!r}"
+            )
+    if out is not None and Path(out) != Path(resume):
+        raise CliInputError(f"--out: give --out or --resume, not two directories ({out!r}, {resume!r})")
+
+
+def _new_seed(seed: int | None) -> int:
+    return seed if seed is not None else random.SystemRandom().randrange(2**31)
+
+
+def _announce(config: TournamentConfig, out: str) -> None:
+    """Check the agent specs, then say on stderr what will be played and the seed that replays it."""
+    from csl_ai.tournament.runner import check_agents
+
+    check_agents(config)
+    note = f" (asked {config.games}, rounded up to whole deals)" if config.total_games != config.games else ""
+    Console(stderr=True, highlight=False).print(
+        f"{config.total_games} games{note}: {config.deals} deals x {config.rotations} seatings, "
+        f"{config.players} players, seed {config.seed} -> {out}"
+    )
+
+
+def _run(
+    config: TournamentConfig | None,
+    out: str | None,
+    resume: str | None,
+    workers: int | None,
+    address: str | None,
+    batch: int | None,
+    quiet: bool,
+) -> tuple[Summary, Path]:
+    """Start (config into out) or resume through the harness; failures become exit codes."""
+    from csl_ai.tournament import harness
+    from csl_ai.tournament.runner import TournamentRunError
+
+    if workers is not None and workers < 0:
+        raise CliInputError(f"--workers: must be 0 (no Ray) or more, got {workers!r}")
+    check_positive(batch, "--batch")
+    options = harness.RunOptions(workers=workers, address=address, batch=batch, progress=not quiet)
+    console = Console(stderr=True, highlight=False)
+    directory = Path(resume if resume is not None else out or "")
+    try:
+        if resume is not None:
+            summary = harness.resume(resume, options, console=console)
+        elif config is not None:
+            summary = harness.start(config, directory, options, console=console)
+        else:
+            raise CliInputError("--out: missing, or --resume DIR")
+    except TournamentRunError as e:
+        fail(str(e), EXIT_FAILURE)
+    except KeyboardInterrupt:
+        fail(
+            f"interrupted; finished games are kept in {str(directory)!r}: "
+            f"continue with --resume {str(directory)!r}",
+            EXIT_INTERRUPTED,
+        )
+    return summary, directory
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `tournament` and `selfplay` commands to app."""
+
+    @app.command(epilog=TOURNAMENT_EPILOG)
+    def tournament(
+        agents: Annotated[
+            Optional[str],  # noqa: UP007
+            typer.Option(
+                "--agents",
+                help="Agent specs, comma-separated: e.g. ismcts:normal,heuristic,random,pimc "
+                "(options stay with their agent: ismcts:iters=5000,threads=2,random).",
+            ),
+        ] = None,
+        players: Players = None,
+        games: Annotated[
+            Optional[int],  # noqa: UP007
+            typer.Option("--games", "-g", help=f"Games to play (default {DEFAULT_TOURNAMENT_GAMES})."),
+        ] = None,
+        out: Out = None,
+        seed: Seed = None,
+        workers: Workers = None,
+        address: Address = None,
+        batch: Batch = None,
+        resume: Resume = None,
+        sides: Sides = None,
+        star_option: Star = None,
+        deck: Deck = None,
+        quiet: Quiet = False,
+    ) -> None:
+        """Play agents against each other on duplicate deals and rank them with 95% intervals."""
+        from csl_ai.tournament.runner import TournamentConfig
+
+        config: TournamentConfig | None = None
+        if resume is not None:
+            given = {"--agents": agents, "--players": players, "--games": games, "--seed": seed,
+                     "--sides": sides, "--star-option": star_option, "--deck": deck}
+            _refuse_with_resume(given, resume, out)
+        else:
+            if out is None:
+                raise CliInputError("--out: missing (where to write the results), or --resume DIR")
+            if agents is None:
+                raise CliInputError("--agents: missing, e.g. --agents ismcts:normal,heuristic,random")
+            check_positive(games, "--games")
+            config = TournamentConfig(
+                agents=split_agent_specs(agents),
+                rules=_rules(players, sides, star_option, deck),
+                games=games if games is not None else DEFAULT_TOURNAMENT_GAMES,
+                seed=_new_seed(seed),
+            )
+            _announce(config, out)
+        summary, directory = _run(config, out, resume, workers, address, batch, quiet)
+        stdout = Console(highlight=False)
+        stdout.print(summary.table())
+        stdout.print(summary.head_to_head_table())
+        stdout.print(f"Results in {str(directory)!r}: games.jsonl, summary.json, winshare.png")
+
+    @app.command(epilog=SELFPLAY_EPILOG)
+    def selfplay(
+        agent: Annotated[
+            Optional[str],  # noqa: UP007
+            typer.Option("--agent", help="The agent spec that plays every seat, e.g. ismcts:fast."),
+        ] = None,
+        players: Players = None,
+        games: Annotated[
+            Optional[int],  # noqa: UP007
+            typer.Option("--games", "-g", help=f"Games to play (default {DEFAULT_SELFPLAY_GAMES})."),
+        ] = None,
+        out: Out = None,
+        training_rows: Annotated[
+            bool, typer.Option("--training-rows", help="Also write one training row per decision.")
+        ] = False,
+        seed: Seed = None,
+        workers: Workers = None,
+        address: Address = None,
+        batch: Batch = None,
+        resume: Resume = None,
+        sides: Sides = None,
+        star_option: Star = None,
+        deck: Deck = None,
+        quiet: Quiet = False,
+    ) -> None:
+        """Play one agent against itself and keep the games (and training rows) for learning."""
+        from csl_ai.tournament.runner import TournamentConfig
+
+        config: TournamentConfig | None = None
+        if resume is not None:
+            given = {"--agent": agent, "--players": players, "--games": games, "--seed": seed,
+                     "--sides": sides, "--star-option": star_option, "--deck": deck,
+                     "--training-rows": True if training_rows else None}
+            _refuse_with_resume(given, resume, out)
+        else:
+            if out is None:
+                raise CliInputError("--out: missing (where to write the games), or --resume DIR")
+            if agent is None:
+                raise CliInputError("--agent: missing, e.g. --agent ismcts:fast")
+            check_positive(games, "--games")
+            config = TournamentConfig(
+                agents=(agent.strip(),),
+                rules=_rules(players, sides, star_option, deck),
+                games=games if games is not None else DEFAULT_SELFPLAY_GAMES,
+                seed=_new_seed(seed),
+                mode="selfplay",
+                training_rows=training_rows,
+            )
+            _announce(config, out)
+        summary, directory = _run(config, out, resume, workers, address, batch, quiet)
+        files = "games.jsonl" + (", training.jsonl" if (directory / "training.jsonl").exists() else "")
+        typer.echo(f"{summary.games} games in {str(directory)!r}: {files}")
