@@ -1,0 +1,499 @@
+"""Search: information-set MCTS (and flat determinized Monte Carlo) from one seat's view.
+
+`search(obs, limit, config)` answers "what should this seat do now?" for any of the
+three decisions (allocation, good-weather bet, card play); `sample_worlds` draws the
+determinizations the search uses. The work happens in C (csrc/sampler.pxi,
+csrc/search.pxi) without the GIL; this module turns observations into the C inputs and
+root statistics into a `SearchResult`.
+
+Variant (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree Search").
+Each iteration samples a world exactly uniformly among those consistent with the
+observation, then descends the trees restricted to the moves legal in that world
+(availability counts in UCB), expands one node, plays out to the end of the game and backs
+up every seat's utility. It is multiple-observer ISMCTS cut to what this game needs:
+every card play is public, so a tree keyed by public events serves every seat that cannot
+see the searcher's private choices. When the searcher's decision is private (its
+allocation or weather bet), there are two trees: the searcher's own, keyed by its choices
+and public events, where it picks its moves; and a public tree, where its private choices
+are one merged edge and every other seat picks its card plays by UCB over the cards legal
+for its own pile in the sampled world. Nobody's choice can depend on a card it cannot see:
+the others never branch on the searcher's hidden allocation or bet, and never read the
+sampled world beyond their own cards. The others' own hidden choices (allocation, bet)
+come from the no-peek playout rules, because a tree over them would be keyed by a hand that
+differs in every world and so never share a statistic; the declared mask is a public
+"reveal" node once all have declared. The tree covers the current round; later rounds are
+played out. (Option opponents="rules": the others' card plays in the tree come from the
+no-peek rules too, which is single-observer ISMCTS for the searching seat; in 4-player
+games against rule-based bots it measured no better, so the default is the tree.)
+Allocations (up to 1680) are ordered by a prior (strength placed where the
+sky cards are worth most) and opened by progressive widening. As in every determinized
+search, the statistics are gathered over worlds drawn from the searcher's view, so the
+others' tree statistics still reflect the searcher's actual hand in aggregate (the
+known limit of ISMCTS); no single world's hidden cards ever reach a decision.
+
+The playout rules (also the others' hidden choices in the tree) read only the acting seat's
+own cards and public facts. A card: a seat wants the trick when it has not bet on good
+weather and the sky card is worth taking for its own tally (a look-ahead of the scoring
+tables); leading, it plays its strongest card if it wants the trick, else its weakest;
+following, it takes the trick as cheaply as it can (a led-colour card before a trump) when
+it wants it and can, else sheds its weakest card; when it does not want the trick, it
+plays its strongest card that still loses. An allocation: the strongest cards to the
+group whose sky cards are worth most to it. A bet: good weather when the hand's danger (a
+rough count of the tricks it could win) is below a threshold. A small share of moves
+(playout_epsilon) is uniformly random.
+
+``algorithm="pimc"`` is flat determinized Monte Carlo (perfect-information Monte Carlo
+without the perfect-information search): each world is played out once per candidate with
+the same no-peek rules for everybody, and the best mean wins.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from csl_ai import _core
+from csl_ai.errors import CslError, InvalidPositionError
+from csl_ai.game import Observation
+from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
+from csl_ai.rules import Kind, Side
+
+Algorithm = Literal["ismcts", "pimc"]
+Utility = Literal["win", "points"]
+PlayoutPolicy = Literal["rules", "random"]
+OpponentModel = Literal["tree", "rules"]
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_ROOT_KINDS = ("allocate", "weather", "play")
+_MAX_START_NODES = 1 << 20
+"""Largest node pool a thread starts with; past it the pool doubles as needed."""
+
+
+class SearchSettingsError(CslError):
+    """A SearchLimit or SearchConfig value out of range."""
+
+
+@dataclass(frozen=True)
+class SearchLimit:
+    """When to stop, on how many threads, from which seed.
+
+    With both limits the search stops at whichever comes first. With a seed and an
+    iteration limit (and no time limit) the result is identical run after run, threads or not.
+    """
+
+    iterations: int | None = None
+    """Total iterations over all threads (ISMCTS: one world and one playout each; PIMC: one
+    playout each, whole worlds only)."""
+    time_ms: float | None = None
+    """Wall-clock budget per thread, in milliseconds."""
+    threads: int = 1
+    """Root-parallel searches, each on its own thread with its own seeded stream; their root
+    statistics are summed in thread order."""
+    seed: int | None = None
+    """Base seed; None draws one from the operating system (not reproducible)."""
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.time_ms is None:
+            raise SearchSettingsError("SearchLimit needs iterations or time_ms")
+        if self.iterations is not None and (
+            not _is_int(self.iterations) or self.iterations < 1
+        ):
+            raise SearchSettingsError(
+                f"iterations must be a positive integer, got {self.iterations!r}"
+            )
+        if self.time_ms is not None and (
+            isinstance(self.time_ms, bool)
+            or not isinstance(self.time_ms, (int, float))
+            or not 0 < self.time_ms < math.inf
+        ):
+            raise SearchSettingsError(f"time_ms must be a positive number, got {self.time_ms!r}")
+        if not _is_int(self.threads) or not 1 <= self.threads <= 256:
+            raise SearchSettingsError(f"threads must be an integer 1..256, got {self.threads!r}")
+        if self.seed is not None and (not _is_int(self.seed) or self.seed < 0):
+            raise SearchSettingsError(f"seed must be a non-negative integer, got {self.seed!r}")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The algorithm and every tuned constant of the search, in one place."""
+
+    algorithm: Algorithm = "ismcts"
+    """"ismcts" (information-set MCTS) or "pimc" (flat determinized Monte Carlo)."""
+    utility: Utility = "win"
+    """"win": win share (1/k for a k-way shared win) plus margin_weight times the clamped
+    point margin over the best other seat; "points": the seat's own final points."""
+    playout: PlayoutPolicy = "rules"
+    """"rules": the no-peek rule policy (also the others' hidden choices in the tree);
+    "random": uniformly random moves and a coin-flip weather bet."""
+    opponents: OpponentModel = "tree"
+    """How the other seats play their cards inside the tree: "tree" (by UCB in the public
+    tree, multiple-observer ISMCTS) or "rules" (by the no-peek playout rules; single-observer
+    ISMCTS for the searching seat)."""
+    exploration: float = 0.7
+    """UCB exploration constant, in utility units (win share scale)."""
+    margin_weight: float = 0.02
+    """Weight of the point-margin tie-break in the "win" utility."""
+    margin_scale: float = 40.0
+    """Points of margin that saturate the tie-break term (it is clamped to [-1, 1])."""
+    points_scale: float = 50.0
+    """Points that count as one utility unit when utility="points" (keeps UCB in scale)."""
+    widening_base: float = 6.0
+    """Allocations open at the root before any visit (progressive widening)."""
+    widening_coef: float = 1.0
+    """Open allocations grow by widening_coef * N ** widening_alpha (N = root visits)."""
+    widening_alpha: float = 0.5
+    pimc_candidates: int = 24
+    """PIMC evaluates only the first this-many allocations in prior order (all weather bets
+    and card plays)."""
+    playout_epsilon: float = 0.1
+    """Chance that the rule policy plays a uniformly random legal move instead (keeps
+    playouts from being one fixed line)."""
+    weather_threshold: float = 1.2
+    """The rules declare good weather when the hand's danger is below this."""
+    weather_blue: float = 1.0
+    """Danger of a blue card: weather_blue + rank / ranks."""
+    weather_power: float = 3.0
+    """Danger of another card: (rank / ranks) ** weather_power."""
+    candy_value: float = 2.0
+    """What one candy element is worth to the rules when they judge a sky card."""
+    star_three_value_a: float = 30.0
+    """Worth of a third shooting star on side A (doubles the other points)."""
+    star_three_value_b: float = 100.0
+    """Worth of a third shooting star on side B (an outright win)."""
+    potential_decay: float = 0.5
+    """Look-ahead discount when the rules value elements that pay off one or two later."""
+    void_bonus: float = 1.0
+    """Prior bonus per colour missing from a pile that holds a trump (allocation order)."""
+    search_forced: bool = False
+    """Search even when there is a single legal move (else answer at once, 0 iterations)."""
+    initial_nodes: int = 1 << 16
+    """Node pool per thread under a time limit (it doubles when full)."""
+
+    def __post_init__(self) -> None:
+        choices = {
+            "algorithm": ("ismcts", "pimc"),
+            "utility": ("win", "points"),
+            "playout": ("rules", "random"),
+            "opponents": ("tree", "rules"),
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise SearchSettingsError(
+                    f"{name} must be one of {', '.join(map(repr, allowed))}, got {getattr(self, name)!r}"
+                )
+        for name in (
+            "exploration", "margin_weight", "margin_scale", "points_scale", "widening_base",
+            "widening_coef", "widening_alpha", "playout_epsilon", "weather_threshold",
+            "weather_blue", "weather_power", "candy_value", "star_three_value_a",
+            "star_three_value_b", "potential_decay", "void_bonus",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise SearchSettingsError(f"{name} must be a finite number, got {value!r}")
+        for name in ("margin_scale", "points_scale"):
+            if getattr(self, name) <= 0:
+                raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if not 0 <= self.playout_epsilon <= 1:
+            raise SearchSettingsError(f"playout_epsilon must be in [0, 1], got {self.playout_epsilon!r}")
+        for name in ("exploration", "widening_base", "widening_coef", "widening_alpha", "margin_weight"):
+            if getattr(self, name) < 0:
+                raise SearchSettingsError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if not _is_int(self.pimc_candidates) or self.pimc_candidates < 1:
+            raise SearchSettingsError(f"pimc_candidates must be a positive integer, got {self.pimc_candidates!r}")
+        if not _is_int(self.initial_nodes) or self.initial_nodes < 64:
+            raise SearchSettingsError(f"initial_nodes must be an integer >= 64, got {self.initial_nodes!r}")
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """What the search learnt about one root candidate (from the searching seat's view)."""
+
+    move: Move
+    visits: int
+    """Iterations (ISMCTS) or playouts (PIMC) that tried this move."""
+    mean_utility: float
+    """Mean utility: win share plus margin term, or points when utility="points"."""
+    ci95: tuple[float, float]
+    """Normal 95% interval of mean_utility (infinite with fewer than 2 visits)."""
+    win_probability: float
+    """Mean win share (a k-way shared win counts 1/k)."""
+    expected_points: float
+    """Mean final points of the searching seat."""
+    worlds: int
+    """Distinct sampled worlds behind these numbers (one per visit)."""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The answer of one search: the move and the evidence for it."""
+
+    seat: int
+    best_move: Move
+    moves: tuple[MoveStats, ...]
+    """Every candidate that was tried, best first (ISMCTS: most visits; PIMC: best mean).
+    Allocations never opened by progressive widening are left out."""
+    iterations: int
+    worlds_sampled: int
+    elapsed_s: float
+    algorithm: str = "ismcts"
+    utility: str = "win"
+    threads: int = 1
+    nodes: int = 0
+    """Tree nodes created over all threads."""
+    cpu_s: float = 0.0
+    """CPU time of the search threads, summed (excludes the Python set-up)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict: seat, best_move (move JSON), iterations, worlds_sampled,
+        elapsed_s, cpu_s, algorithm, utility, threads, nodes, and moves: a list of {move, visits,
+        mean_utility, ci95: [lo, hi] (null when unbounded), win_probability,
+        expected_points, worlds}."""
+        return {
+            "seat": self.seat,
+            "best_move": move_to_json(self.best_move),
+            "iterations": self.iterations,
+            "worlds_sampled": self.worlds_sampled,
+            "elapsed_s": self.elapsed_s,
+            "cpu_s": self.cpu_s,
+            "algorithm": self.algorithm,
+            "utility": self.utility,
+            "threads": self.threads,
+            "nodes": self.nodes,
+            "moves": [
+                {
+                    "move": move_to_json(m.move),
+                    "visits": m.visits,
+                    "mean_utility": m.mean_utility,
+                    "ci95": [_finite_or_none(m.ci95[0]), _finite_or_none(m.ci95[1])],
+                    "win_probability": m.win_probability,
+                    "expected_points": m.expected_points,
+                    "worlds": m.worlds,
+                }
+                for m in self.moves
+            ],
+        }
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- building the C inputs ---------------------------------------------------------------
+
+
+def _played_this_round(obs: Observation) -> list[int]:
+    """Cards each seat has played in the current round (0 once the game is over)."""
+    played = [0] * obs.players
+    if obs.over or not obs.rounds:
+        return played
+    for trick in obs.current.tricks:
+        for seat, card in trick.plays:
+            played[seat] |= 1 << card
+    return played
+
+
+def world_sampler(obs: Observation) -> _core.WorldSampler:
+    """The C sampler for obs; InvalidPositionError when no world fits it."""
+    view = obs.public_view()
+    core = view.core
+    sky_from = len(core.sky_order) - len(view.unseen_sky)
+    try:
+        return _core.WorldSampler(
+            core,
+            obs.seat,
+            view.hidden_counts,
+            view.voids,
+            view.unseen,
+            _played_this_round(obs),
+            sky_from,
+        )
+    except ValueError as e:
+        raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
+
+
+def sample_worlds(obs: Observation, n: int, seed: int) -> list[_core.CoreState]:
+    """n full determinized states, each exactly uniform among the worlds consistent with obs.
+
+    Allocation: a seat that has not allocated holds a whole hand, not split (it chooses in
+    the search); one that has allocated in secret holds uniformly random piles. Weather bet:
+    the others hold uniformly random piles and have not declared. Trick phase: the others'
+    piles respect every void shown. The unseen sky cards are shuffled; with 5 players the
+    set-aside card is drawn too. The draw is slot by slot from a table of world counts kept
+    in doubles, which are exact below 2^53 (there are at most about 5e14 worlds); the only
+    departure from exact uniformity is the rounding of one uniform double per slot.
+    """
+    if not _is_int(n) or n < 0:
+        raise SearchSettingsError(f"n must be a non-negative integer, got {n!r}")
+    if not _is_int(seed) or seed < 0:
+        raise SearchSettingsError(f"seed must be a non-negative integer, got {seed!r}")
+    return world_sampler(obs).sample(n, seed & _MASK64)
+
+
+def _policy_kwargs(obs: Observation, config: SearchConfig) -> dict[str, Any]:
+    star_b = obs.rules.side(Kind.STAR) is Side.B
+    return {
+        "epsilon": config.playout_epsilon,
+        "weather_threshold": config.weather_threshold,
+        "weather_blue": config.weather_blue,
+        "weather_power": config.weather_power,
+        "candy_value": config.candy_value,
+        "star_three_value": config.star_three_value_b if star_b else config.star_three_value_a,
+        "potential_decay": config.potential_decay,
+    }
+
+
+def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
+    sampler = world_sampler(obs)
+    try:
+        return _core.SearchEngine(
+            sampler,
+            obs.seat,
+            algorithm=0 if config.algorithm == "ismcts" else 1,
+            utility=0 if config.utility == "win" else 1,
+            rules_playout=1 if config.playout == "rules" else 0,
+            opponents_rules=1 if config.opponents == "rules" else 0,
+            c_uct=config.exploration,
+            margin_weight=config.margin_weight,
+            margin_scale=config.margin_scale,
+            points_scale=config.points_scale,
+            pw_base=config.widening_base,
+            pw_coef=config.widening_coef,
+            pw_alpha=config.widening_alpha,
+            pimc_candidates=config.pimc_candidates,
+            void_bonus=config.void_bonus,
+            **_policy_kwargs(obs, config),
+        )
+    except ValueError as e:
+        raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
+
+
+def _move(kind: int, candidate: Any) -> Move:
+    if kind == 0:
+        return Allocate(tuple(candidate))
+    if kind == 1:
+        return Declare(bool(candidate))
+    return Play(int(candidate))
+
+
+def heuristic_move(obs: Observation, seed: int = 0, config: SearchConfig = SearchConfig()) -> Move:
+    """The playout rules' move for obs's seat (its own cards and public facts only)."""
+    view = obs.public_view()
+    try:
+        kind, value = _core.heuristic_move(view.core, obs.seat, seed & _MASK64, **_policy_kwargs(obs, config))
+    except ValueError as e:
+        raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
+    return _move(_ROOT_KINDS.index(kind), value)
+
+
+# --- the search ----------------------------------------------------------------------------
+
+
+def _thread_seed(seed: int, thread: int) -> int:
+    return (seed + thread * _GOLDEN) & _MASK64
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchConfig()) -> SearchResult:
+    """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits."""
+    started = time.perf_counter()
+    engine = _engine(obs, config)
+    kind = engine.root_kind
+    if engine.n_candidates == 1 and not config.search_forced:
+        only = _move(kind, engine.candidate(0))
+        return SearchResult(
+            seat=obs.seat,
+            best_move=only,
+            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0),),
+            iterations=0,
+            worlds_sampled=0,
+            elapsed_s=time.perf_counter() - started,
+            algorithm=config.algorithm,
+            utility=config.utility,
+            threads=limit.threads,
+        )
+    seed = limit.seed if limit.seed is not None else int.from_bytes(os.urandom(8), "little")
+    threads = limit.threads
+    budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
+    seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
+    workers = []
+    for t in range(threads):
+        if limit.iterations is not None and budgets[t] == 0:
+            continue
+        if config.algorithm == "pimc":
+            capacity = 16
+        elif limit.iterations is not None:
+            capacity = min(2 * budgets[t] + 64, _MAX_START_NODES)
+        else:
+            capacity = config.initial_nodes
+        workers.append((_core.SearchWorker(engine, _thread_seed(seed, t), capacity), budgets[t]))
+    if len(workers) == 1:
+        workers[0][0].run(workers[0][1], seconds)
+    else:
+        pool = [threading.Thread(target=w.run, args=(b, seconds)) for w, b in workers]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+    totals: dict[int, list[float]] = {}
+    for worker, _budget in workers:
+        for i, row in worker.root_stats().items():
+            acc = totals.setdefault(i, [0, 0.0, 0.0, 0.0, 0.0])
+            for j in range(5):
+                acc[j] += row[j]
+    scale = config.points_scale if config.utility == "points" else 1.0
+    stats = []
+    for i in sorted(totals):
+        visits, su, su2, sw, sp = totals[i]
+        mean = su / visits
+        if visits >= 2:
+            var = max(0.0, (su2 - su * su / visits) / (visits - 1))
+            half = 1.96 * math.sqrt(var / visits)
+            ci = ((mean - half) * scale, (mean + half) * scale)
+        else:
+            ci = (-math.inf, math.inf)
+        move = _move(kind, engine.candidate(i))
+        stats.append((i, MoveStats(move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits))))
+    if config.algorithm == "pimc":
+        stats.sort(key=lambda e: (-e[1].mean_utility, -e[1].visits, e[0]))
+    else:
+        stats.sort(key=lambda e: (-e[1].visits, -e[1].mean_utility, e[0]))
+    ordered = tuple(m for _i, m in stats)
+    return SearchResult(
+        seat=obs.seat,
+        best_move=ordered[0].move,
+        moves=ordered,
+        iterations=sum(w.iterations for w, _b in workers),
+        worlds_sampled=sum(w.worlds for w, _b in workers),
+        elapsed_s=time.perf_counter() - started,
+        algorithm=config.algorithm,
+        utility=config.utility,
+        threads=threads,
+        nodes=sum(w.nodes for w, _b in workers),
+        cpu_s=sum(w.cpu_s for w, _b in workers),
+    )
+
+
+__all__: Sequence[str] = (
+    "MoveStats",
+    "SearchConfig",
+    "SearchLimit",
+    "SearchResult",
+    "SearchSettingsError",
+    "heuristic_move",
+    "sample_worlds",
+    "search",
+    "world_sampler",
+)

@@ -1,0 +1,1209 @@
+# Information-set MCTS (and flat determinized Monte Carlo) over sampled worlds, in C.
+# Included by _core.pyx after sampler.pxi; everything below the Python classes is nogil.
+#
+# Variant: multiple-observer ISMCTS (Cowling, Powley & Whitehouse 2012), cut to what this
+# game needs. Every card play is public, so a tree keyed by public events serves every seat
+# that cannot see the searcher's private choices; the searcher's own allocation and weather
+# bet are hidden from the others. Hence two trees when the root decision is private
+# (allocation or weather): the searcher's tree, keyed by its own choices and public events,
+# and a public tree in which the searcher's private choices are one merged edge. The
+# searcher picks its moves in its tree; every other seat picks its card plays in the public
+# tree, by UCB over the cards legal for its own pile in the sampled world (availability
+# counts, as in ISMCTS). When the root decision is a card play there is nothing private left
+# in the round and one tree does both jobs. The others' own hidden choices (allocations and
+# weather bets) come from the playout rules, which read only the acting seat's own cards and
+# public facts: a tree over them would be keyed by a hand that differs in every world and so
+# never share a statistic. After the declarations a public "reveal" node branches on the
+# declared mask. The tree covers the current round; later rounds are playouts. With
+# opponents_rules the others' card plays in the tree come from the rules as well (one tree,
+# single-observer ISMCTS for the searcher).
+#
+# Tree storage: one preallocated pool of 32-byte nodes per worker, children found through
+# an open-addressing table keyed by (parent, key) plus a per-node mask of the keys present,
+# so selection touches only the children legal in the sampled world.
+#
+# Playouts run in "strength order": a card mask is permuted so that bit order is playing
+# strength (red and green ranks interleaved in bits 0..23, blue above in bits 24..35).
+# Then the weakest card is the lowest bit, the strongest the highest, a colour is a fixed
+# mask, and "beats the trick so far" is one comparison, so the rule policy costs a few
+# bit operations per card.
+from posix.stdlib cimport posix_memalign
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
+
+cdef extern from *:
+    """
+    #if defined(__BMI2__)
+    #include <immintrin.h>
+    static inline unsigned long long csl_pdep(unsigned long long x, unsigned long long m) { return _pdep_u64(x, m); }
+    static inline unsigned long long csl_pext(unsigned long long x, unsigned long long m) { return _pext_u64(x, m); }
+    #else
+    static inline unsigned long long csl_pdep(unsigned long long x, unsigned long long m) {
+        unsigned long long r = 0, b;
+        for (b = 1; m; b += b) { if (x & b) r |= m & (0ULL - m); m &= m - 1; }
+        return r;
+    }
+    static inline unsigned long long csl_pext(unsigned long long x, unsigned long long m) {
+        unsigned long long r = 0, b;
+        for (b = 1; m; b += b) { if (x & m & (0ULL - m)) r |= b; m &= m - 1; }
+        return r;
+    }
+    #endif
+    #define CSL_S_RED 0x555555ULL
+    #define CSL_S_GREEN 0xAAAAAAULL
+    #define CSL_S_BLUE 0xFFF000000ULL
+    #define CSL_ALL_ONES 0xFFFFFFFFFFFFFFFFULL
+    """
+    uint64_t csl_pdep(uint64_t x, uint64_t m) nogil
+    uint64_t csl_pext(uint64_t x, uint64_t m) nogil
+    const uint64_t CSL_S_RED
+    const uint64_t CSL_S_GREEN
+    const uint64_t CSL_S_BLUE
+    const uint64_t CSL_ALL_ONES
+
+cdef enum:
+    ROOT_ALLOCATE = 0
+    ROOT_WEATHER = 1
+    ROOT_PLAY = 2
+    ALGO_ISMCTS = 0
+    ALGO_PIMC = 1
+    UTIL_WIN = 0
+    UTIL_POINTS = 1
+    MAX_CANDIDATES = 1680
+    MAX_PATH = 160
+    RESERVE_NODES = 8
+    CACHE_LINE = 64
+    MAX_NODES = 1 << 25
+    VALUE_HAVE = 16
+    SCORE_TABLE = 20
+    TRACE_DEAL = 1
+    TRACE_ALLOCATE = 2
+    TRACE_DECLARE = 3
+    TRACE_PLAY = 4
+
+
+ctypedef struct Node:
+    int32_t parent
+    int32_t visits
+    int32_t avail
+    int16_t key         # card, declaration (0/1), declared mask or root candidate index
+    int8_t mover        # seat whose move leads here; -1 for a public reveal
+    int8_t _pad
+    double reward       # sum of the mover's utility over visits
+    uint64_t child_mask # keys of the children present
+
+
+ctypedef struct Slot:
+    int32_t tag         # parent * 64 + key; -1 when empty
+    int32_t child
+
+
+ctypedef struct Policy:
+    int32_t rules       # 1: the rules below; 0: uniformly random moves
+    double epsilon
+    uint64_t eps_threshold
+    double weather_threshold
+    double void_bonus
+    double danger[N_RAIN]
+    double danger_s[64]
+    double sky_value[N_KINDS][VALUE_HAVE][3]
+    int32_t n_deck
+    int8_t deck_s[N_RAIN]
+
+
+ctypedef struct SearchSpec:
+    Sampler* sampler
+    Policy policy
+    int32_t root_seat
+    int32_t root_kind
+    int32_t n_cand
+    uint64_t* cand_piles
+    int32_t* cand_key
+    int32_t algorithm
+    int32_t utility
+    int32_t two_trees
+    int32_t opponents_rules  # 1: the others' card plays in the tree come from the rules
+    int32_t pimc_candidates
+    double c_uct
+    double margin_weight
+    double margin_scale
+    double points_scale
+    double pw_base
+    double pw_coef
+    double pw_alpha
+
+
+ctypedef struct RootStat:
+    int64_t visits
+    double sum_u
+    double sum_u2
+    double sum_win
+    double sum_points
+    double mean
+    double inv_sqrt
+    int32_t node
+
+
+ctypedef struct Worker:
+    Node* pool
+    int64_t cap
+    int64_t used
+    Slot* table
+    uint64_t table_mask
+    int32_t table_bits
+    Rng rng
+    RootStat* root
+    int64_t iterations
+    int64_t worlds
+    int32_t failed
+    double cpu_s        # thread CPU time spent searching
+
+
+ctypedef struct Trace:
+    uint64_t* buf
+    int32_t len
+    int32_t cap
+
+
+# --- strength order ------------------------------------------------------------------------
+
+cdef inline uint64_t to_strength(uint64_t m) noexcept nogil:
+    return (((m & 0xFFF) << 24) | csl_pdep((m >> 12) & 0xFFF, CSL_S_RED)
+            | csl_pdep((m >> 24) & 0xFFF, CSL_S_GREEN))
+
+
+cdef inline uint64_t from_strength(uint64_t s) noexcept nogil:
+    return ((s >> 24) & 0xFFF) | (csl_pext(s, CSL_S_RED) << 12) | (csl_pext(s, CSL_S_GREEN) << 24)
+
+
+cdef inline int card_of_pos(int p) noexcept nogil:
+    if p >= 24:
+        return p - 24
+    return ((p & 1) + 1) * 12 + (p >> 1)
+
+
+cdef inline int pos_of_card(int c) noexcept nogil:
+    cdef int colour = card_colour(c), r = c % 12
+    if colour == BLUE:
+        return 24 + r
+    return 2 * r + (colour - 1)
+
+
+cdef inline uint64_t colour_mask_s(int colour) noexcept nogil:
+    if colour == BLUE:
+        return CSL_S_BLUE
+    return CSL_S_RED if colour == RED else CSL_S_GREEN
+
+
+cdef inline uint64_t pos_colour_mask(int p) noexcept nogil:
+    if p >= 24:
+        return CSL_S_BLUE
+    return CSL_S_GREEN if p & 1 else CSL_S_RED
+
+
+cdef inline uint64_t above(int p) noexcept nogil:
+    return ~((bit(p) << 1) - 1)
+
+
+cdef inline void trace_put(Trace* tr, uint64_t v) noexcept nogil:
+    if tr.len < tr.cap:
+        tr.buf[tr.len] = v
+    tr.len += 1
+
+
+# --- the playout rules (read only the acting seat's own cards and public facts) ---------
+
+cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
+                      double weather_threshold, double weather_blue, double weather_power,
+                      double candy_value, double star_three_value, double potential_decay,
+                      double void_bonus) noexcept nogil:
+    """Fill the rule tables. sky_value[kind][have][count] is the gain, by a look-ahead of two
+    elements (pot(h) = max(T[h], d T[h+1], d^2 T[h+2])), of taking count more elements of
+    kind when holding have; T comes from the scoring rules themselves (state_scores)."""
+    cdef State probe
+    cdef int32_t out[MAX_PLAYERS * N_SCORE_COLS]
+    cdef double table[SCORE_TABLE]
+    cdef double pot[SCORE_TABLE]
+    cdef int kind, h, cnt, c, col, top
+    cdef double r, best
+    cdef uint64_t deck
+    pp.rules = rules
+    pp.epsilon = epsilon
+    if not rules or epsilon >= 1.0:
+        pp.eps_threshold = CSL_ALL_ONES
+    elif epsilon <= 0.0:
+        pp.eps_threshold = 0
+    else:
+        pp.eps_threshold = <uint64_t>(epsilon * 18446744073709551616.0)
+    pp.weather_threshold = weather_threshold
+    pp.void_bonus = void_bonus
+    for c in range(64):
+        pp.danger_s[c] = 0.0
+    for c in range(N_RAIN):
+        r = card_rank(c) / <double>cfg.ranks
+        if card_colour(c) == BLUE:
+            pp.danger[c] = weather_blue + r
+        else:
+            pp.danger[c] = pow(r, weather_power)
+        pp.danger_s[pos_of_card(c)] = pp.danger[c]
+    deck = to_strength(cfg.rain_in_use)
+    pp.n_deck = 0
+    while deck:
+        pp.deck_s[pp.n_deck] = lowest_card(deck)
+        deck &= deck - 1
+        pp.n_deck += 1
+    for kind in range(N_KINDS):
+        for h in range(SCORE_TABLE):
+            if kind == KIND_CANDY:
+                table[h] = candy_value * h
+                continue
+            if kind == KIND_STAR and h >= 3:
+                table[h] = star_three_value
+                continue
+            memset(&probe, 0, sizeof(State))
+            probe.cfg = cfg[0]
+            probe.phase = PHASE_OVER
+            probe.elems[0][kind] = h
+            state_scores(&probe, out)
+            col = COL_SPIDER if kind == KIND_SPIDER else (COL_LEOPARD if kind == KIND_LEOPARD else COL_STAR)
+            table[h] = out[col]
+        for h in range(SCORE_TABLE):
+            best = table[h]
+            if h + 1 < SCORE_TABLE and potential_decay * table[h + 1] > best:
+                best = potential_decay * table[h + 1]
+            if h + 2 < SCORE_TABLE and potential_decay * potential_decay * table[h + 2] > best:
+                best = potential_decay * potential_decay * table[h + 2]
+            pot[h] = best
+        for h in range(VALUE_HAVE):
+            pp.sky_value[kind][h][0] = 0.0
+            for cnt in range(1, 3):
+                top = h + cnt if h + cnt < SCORE_TABLE else SCORE_TABLE - 1
+                pp.sky_value[kind][h][cnt] = pot[top] - pot[h]
+
+
+cdef inline double sky_value_for(const State* st, const Policy* pp, int seat, int sky) noexcept nogil:
+    cdef int kind = st.cfg.sky_kind[sky]
+    cdef int have = st.elems[seat][kind] + st.round_elems[seat][kind]
+    if have >= VALUE_HAVE:
+        have = VALUE_HAVE - 1
+    return pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+
+
+cdef inline bint wants_trick(const State* st, const Policy* pp, int seat) noexcept nogil:
+    """A declarer never wants a trick; others want it when its sky card is worth taking."""
+    if (st.declared_mask >> seat) & 1:
+        return False
+    return sky_value_for(st, pp, seat, st.sky_order[st.sky_pos + st.line_pos]) >= 0.0
+
+
+cdef inline int choose_pos(uint64_t legal, bint lead, uint64_t led_s, int best_p, bint last,
+                           bint want) noexcept nogil:
+    """The rule for one card, in strength order. Leading: the strongest card when the trick's
+    sky card is wanted, else the weakest. Following: when wanted, the cheapest card that beats
+    the trick so far (a led-colour card before a trump), else the weakest; when not wanted
+    (declarers always), the strongest card that still loses, else (forced to beat it) the
+    strongest when last to play and the weakest otherwise, leaving later seats the chance
+    to take it."""
+    cdef uint64_t winners, losers
+    if lead:
+        return highest_card(legal) if want else lowest_card(legal)
+    winners = legal & (CSL_S_BLUE | led_s) & above(best_p)
+    if want:
+        return lowest_card(winners) if winners else lowest_card(legal)
+    losers = legal & ~winners
+    if losers:
+        return highest_card(losers)
+    return highest_card(legal) if last else lowest_card(legal)
+
+
+cdef int policy_card(const State* st, const Policy* pp, Rng* rng) noexcept nogil:
+    """The card the rules play for the seat to move (see choose_pos)."""
+    cdef uint64_t legal = legal_plays(st), tb
+    cdef uint64_t led_s = 0
+    cdef int best_p = 0, best
+    if (legal & (legal - 1)) == 0:
+        return lowest_card(legal)
+    if rng_next(rng) < pp.eps_threshold:
+        return rng_pick_card(rng, legal)
+    if st.n_in_trick != 0:
+        led_s = colour_mask_s(st.led_colour)
+        tb = st.trick_mask & colour_mask(BLUE)
+        best = highest_card(tb) if tb else highest_card(st.trick_mask & colour_mask(st.led_colour))
+        best_p = pos_of_card(best)
+    return card_of_pos(choose_pos(to_strength(legal), st.n_in_trick == 0, led_s, best_p,
+                                  st.n_in_trick == st.cfg.n_players - 1,
+                                  wants_trick(st, pp, st.to_move)))
+
+
+cdef inline double hand_danger_s(const Policy* pp, uint64_t hand_s) noexcept nogil:
+    cdef double d = 0.0
+    while hand_s:
+        d += pp.danger_s[lowest_card(hand_s)]
+        hand_s &= hand_s - 1
+    return d
+
+
+cdef inline bint declare_rule(const Policy* pp, uint64_t hand_s, Rng* rng) noexcept nogil:
+    """Declare good weather when the hand's danger (a rough count of the tricks it could win)
+    is under the threshold; random playouts toss a coin."""
+    if not pp.rules:
+        return <bint>(rng_next(rng) >> 63)
+    return hand_danger_s(pp, hand_s) < pp.weather_threshold
+
+
+cdef inline bint policy_declare(const State* st, const Policy* pp, int seat, Rng* rng) noexcept nogil:
+    return declare_rule(pp, to_strength(st.hand[seat]), rng)
+
+
+cdef void group_order(const State* st, const Policy* pp, int seat, const uint8_t* line, int* order) noexcept nogil:
+    """Groups from the most to the least valuable to seat (line = the round's sky card ids)."""
+    cdef double v[MAX_GROUPS]
+    cdef int kind, have, g, i, j, t, sky, pos = 0
+    for g in range(st.cfg.n_groups):
+        v[g] = 0.0
+        order[g] = g
+        for i in range(st.cfg.group_size[g]):
+            sky = line[pos]
+            pos += 1
+            kind = st.cfg.sky_kind[sky]
+            have = st.elems[seat][kind]
+            if have >= VALUE_HAVE:
+                have = VALUE_HAVE - 1
+            v[g] += pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+    for i in range(1, st.cfg.n_groups):
+        j = i
+        while j > 0 and v[order[j - 1]] < v[order[j]]:
+            t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
+            j -= 1
+
+
+cdef inline void split_strongest(const Config* cfg, uint64_t hand_s, const int* order, uint64_t* piles_s) noexcept nogil:
+    """The strongest cards to the first group of order, the next to the second, and so on."""
+    cdef int i, g, t, p
+    for i in range(cfg.n_groups):
+        g = order[i]
+        piles_s[g] = 0
+        for t in range(cfg.group_size[g]):
+            p = highest_card(hand_s)
+            hand_s &= ~bit(p)
+            piles_s[g] |= bit(p)
+
+
+cdef void policy_allocate(const State* st, const Policy* pp, int seat, Rng* rng, uint64_t* piles) noexcept nogil:
+    """The rules' split: the strongest cards to the group whose sky cards are worth most."""
+    cdef int order[MAX_GROUPS]
+    cdef uint64_t piles_s[MAX_GROUPS]
+    cdef int g
+    if rng_next(rng) < pp.eps_threshold:
+        random_allocation(&st.cfg, st.hand[seat], rng, piles)
+        return
+    group_order(st, pp, seat, &st.sky_order[st.sky_pos], order)
+    split_strongest(&st.cfg, to_strength(st.hand[seat]), order, piles_s)
+    for g in range(st.cfg.n_groups):
+        piles[g] = from_strength(piles_s[g])
+
+
+cdef double allocation_prior(const State* st, const Policy* pp, int seat, const uint64_t* piles) noexcept nogil:
+    """Order for progressive widening: danger placed where the sky cards are worth most,
+    plus a bonus per colour missing from a pile that holds a trump."""
+    cdef double score = 0.0, v
+    cdef int g, c, i, missing, sky, pos = 0
+    for g in range(st.cfg.n_groups):
+        v = 0.0
+        for i in range(st.cfg.group_size[g]):
+            sky = st.sky_order[st.sky_pos + pos]
+            pos += 1
+            v += sky_value_for(st, pp, seat, sky)
+        score += v * hand_danger_s(pp, to_strength(piles[g]))
+        if piles[g] & colour_mask(BLUE):
+            missing = 0
+            for c in range(1, N_COLOURS):
+                if not (piles[g] & colour_mask(c)):
+                    missing += 1
+            score += pp.void_bonus * missing
+    return score
+
+
+# --- the playout ----------------------------------------------------------------------------
+
+cdef void rollout_end_round(State* st, int last_winner) noexcept nogil:
+    """RULES.md 3.5-3.6 on the tallies (the same as the rules core's end of round; the
+    playout equivalence test replays playouts through the core to keep them in step)."""
+    cdef int s, k, n = st.cfg.n_players
+    for s in range(n):
+        if (st.declared_mask >> s) & 1:
+            if st.round_won[s] == 0:
+                st.good_weather[s] += 1
+            else:
+                st.facedown_cards[s] += st.round_won[s]
+        else:
+            st.faceup_cards[s] += st.round_won[s]
+            for k in range(N_KINDS):
+                st.elems[s][k] += st.round_elems[s][k]
+        st.round_won[s] = 0
+        for k in range(N_KINDS):
+            st.round_elems[s][k] = 0
+    st.round += 1
+    st.sky_pos += st.cfg.line_size
+    st.first_player = (st.first_player + 1) % n
+    st.leader = st.first_player
+    st.last_winner = last_winner
+    st.to_move = -1
+    st.group = 0
+    st.line_pos = 0
+    st.trick_in_group = 0
+    st.n_in_trick = 0
+    st.trick_mask = 0
+    st.led_colour = -1
+    st.phase = PHASE_OVER if st.round >= st.cfg.n_rounds else PHASE_DEAL
+
+
+cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], int group,
+                      int pos, int leader, Rng* rng, Trace* tr) noexcept nogil:
+    """Play the round's remaining tricks from a trick boundary on strength-order piles P."""
+    cdef int n = st.cfg.n_players, ng = st.cfg.n_groups
+    cdef int i, seat, p, best_p, winner, sky, kind, cnt, have, end
+    cdef uint64_t pile, legal, f, led_s, b
+    cdef bint want
+    cdef uint8_t declared = st.declared_mask
+    end = st.cfg.group_start[group] + st.cfg.group_size[group]
+    while group < ng:
+        sky = st.sky_order[st.sky_pos + pos]
+        kind = st.cfg.sky_kind[sky]
+        cnt = st.cfg.sky_count[sky]
+        seat = leader
+        best_p = 0
+        led_s = 0
+        winner = leader
+        for i in range(n):
+            pile = P[seat][group]
+            if i == 0:
+                legal = pile
+            else:
+                f = pile & led_s
+                legal = f if f else pile
+            if (legal & (legal - 1)) == 0:
+                p = lowest_card(legal)
+            elif rng_next(rng) < pp.eps_threshold:
+                p = rng_pick_card(rng, legal)
+            else:
+                want = False
+                if not (declared >> seat) & 1:
+                    have = st.elems[seat][kind] + st.round_elems[seat][kind]
+                    if have >= VALUE_HAVE:
+                        have = VALUE_HAVE - 1
+                    want = pp.sky_value[kind][have][cnt] >= 0.0
+                p = choose_pos(legal, i == 0, led_s, best_p, i == n - 1, want)
+            b = bit(p)
+            P[seat][group] = pile & ~b
+            if i == 0:
+                led_s = pos_colour_mask(p)
+                best_p = p
+            elif (b & (CSL_S_BLUE | led_s)) and p > best_p:
+                best_p = p
+                winner = seat
+            if tr != NULL:
+                trace_put(tr, (<uint64_t>TRACE_PLAY << 56) | card_of_pos(p))
+            seat = seat + 1 if seat + 1 < n else 0
+        st.round_won[winner] += 1
+        st.round_elems[winner][kind] += cnt
+        leader = winner
+        pos += 1
+        if pos == end:
+            group += 1
+            if group < ng:
+                end += st.cfg.group_size[group]
+    rollout_end_round(st, leader)
+
+
+cdef void fast_round(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], Rng* rng, Trace* tr) noexcept nogil:
+    """Deal, allocate, declare and play one whole round by the playout rules."""
+    cdef int8_t deck[N_RAIN]
+    cdef int order[MAX_GROUPS]
+    cdef int n = st.cfg.n_players, ng = st.cfg.n_groups, h = st.cfg.hand_size
+    cdef int i, j, s, g, k = 0, t
+    cdef int8_t tmp
+    cdef uint64_t hand_s, aside
+    cdef uint8_t declared = 0
+    memcpy(deck, pp.deck_s, pp.n_deck)
+    for i in range(pp.n_deck - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = deck[i]; deck[i] = deck[j]; deck[j] = tmp
+    if tr != NULL:
+        trace_put(tr, <uint64_t>TRACE_DEAL << 56)
+        for s in range(n):
+            hand_s = 0
+            for i in range(h):
+                hand_s |= bit(deck[s * h + i])
+            trace_put(tr, from_strength(hand_s))
+        aside = 0
+        for i in range(n * h, pp.n_deck):
+            aside |= bit(deck[i])
+        trace_put(tr, from_strength(aside))
+    for s in range(n):
+        hand_s = 0
+        for i in range(h):
+            hand_s |= bit(deck[k + i])
+        if rng_next(rng) < pp.eps_threshold:
+            for g in range(ng):
+                P[s][g] = 0
+                for t in range(st.cfg.group_size[g]):
+                    P[s][g] |= bit(deck[k])
+                    k += 1
+        else:
+            group_order(st, pp, s, &st.sky_order[st.sky_pos], order)
+            split_strongest(&st.cfg, hand_s, order, P[s])
+            k += h
+        if declare_rule(pp, hand_s, rng):
+            declared |= 1 << s
+        if tr != NULL:
+            trace_put(tr, (<uint64_t>TRACE_ALLOCATE << 56) | s)
+            for g in range(ng):
+                trace_put(tr, from_strength(P[s][g]))
+    if tr != NULL:
+        for s in range(n):
+            trace_put(tr, (<uint64_t>TRACE_DECLARE << 56) | (s << 8) | ((declared >> s) & 1))
+    st.declared_mask = declared
+    st.weather_done_mask = (1 << n) - 1
+    st.allocated_mask = (1 << n) - 1
+    for s in range(n):
+        st.round_won[s] = 0
+        for g in range(N_KINDS):
+            st.round_elems[s][g] = 0
+    fast_tricks(pp, st, P, 0, 0, st.first_player, rng, tr)
+
+
+cdef void rollout(const Policy* pp, State* st, Rng* rng, Trace* tr) noexcept nogil:
+    """Play to the end of the game by the playout rules: pending simultaneous choices and the
+    trick in progress through the rules core, the rest in strength order."""
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef uint64_t P[MAX_PLAYERS][MAX_GROUPS]
+    cdef int s, g, c, d, n = st.cfg.n_players
+    while True:
+        if st.phase == PHASE_ALLOCATE:
+            for s in range(n):
+                if not (st.allocated_mask >> s) & 1:
+                    policy_allocate(st, pp, s, rng, piles)
+                    if tr != NULL:
+                        trace_put(tr, (<uint64_t>TRACE_ALLOCATE << 56) | s)
+                        for g in range(st.cfg.n_groups):
+                            trace_put(tr, piles[g])
+                    state_allocate(st, s, piles)
+        elif st.phase == PHASE_WEATHER:
+            for s in range(n):
+                if not (st.weather_done_mask >> s) & 1:
+                    d = policy_declare(st, pp, s, rng)
+                    if tr != NULL:
+                        trace_put(tr, (<uint64_t>TRACE_DECLARE << 56) | (s << 8) | d)
+                    state_declare(st, s, d)
+        elif st.phase == PHASE_PLAY and st.n_in_trick != 0:
+            c = policy_card(st, pp, rng)
+            if tr != NULL:
+                trace_put(tr, (<uint64_t>TRACE_PLAY << 56) | c)
+            state_play_unchecked(st, c)
+        else:
+            break
+    if st.phase == PHASE_PLAY:
+        for s in range(n):
+            for g in range(st.cfg.n_groups):
+                P[s][g] = to_strength(st.pile[s][g]) if g >= st.group else 0
+        fast_tricks(pp, st, P, st.group, st.line_pos, st.leader, rng, tr)
+    while st.phase == PHASE_DEAL:
+        fast_round(pp, st, P, rng, tr)
+
+
+cdef inline void playout(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    rollout(&sp.policy, st, rng, NULL)
+
+
+cdef void outcome(const SearchSpec* sp, const State* st, double* u, double* share, double* pts) noexcept nogil:
+    """Utility per seat: win share (1/k for a k-way shared win) plus a small clamped margin
+    over the best other seat, or points / points_scale."""
+    cdef int32_t sc[MAX_PLAYERS * N_SCORE_COLS]
+    cdef int s, o, n = st.cfg.n_players, winners, k
+    cdef double best, d
+    state_scores(st, sc)
+    winners = state_winners(st, sc)
+    k = popcount(winners)
+    for s in range(n):
+        pts[s] = sc[s * N_SCORE_COLS + COL_TOTAL]
+        share[s] = ((winners >> s) & 1) / <double>k
+    for s in range(n):
+        if sp.utility == UTIL_POINTS:
+            u[s] = pts[s] / sp.points_scale
+            continue
+        best = -1e9
+        for o in range(n):
+            if o != s and pts[o] > best:
+                best = pts[o]
+        d = (pts[s] - best) / sp.margin_scale
+        if d > 1.0:
+            d = 1.0
+        elif d < -1.0:
+            d = -1.0
+        u[s] = share[s] + sp.margin_weight * d
+
+
+# --- the tree ---------------------------------------------------------------------------
+
+cdef inline uint64_t slot_hash(const Worker* w, int32_t tag) noexcept nogil:
+    return ((<uint64_t>tag) * 0x9E3779B97F4A7C15ULL) >> (64 - w.table_bits)
+
+
+cdef inline void table_insert(Worker* w, int32_t tag, int32_t child) noexcept nogil:
+    cdef uint64_t h = slot_hash(w, tag)
+    while w.table[h].tag >= 0:
+        h = (h + 1) & w.table_mask
+    w.table[h].tag = tag
+    w.table[h].child = child
+
+
+cdef inline int32_t child_get(const Worker* w, int32_t parent, int key) noexcept nogil:
+    """The child of parent with key; it must exist (its bit is in parent's child_mask)."""
+    cdef int32_t tag = parent * 64 + key
+    cdef uint64_t h = slot_hash(w, tag)
+    while w.table[h].tag != tag:
+        h = (h + 1) & w.table_mask
+    return w.table[h].child
+
+
+cdef inline int32_t new_node(Worker* w, int32_t parent, int key, int mover) noexcept nogil:
+    cdef int32_t idx = <int32_t>w.used
+    cdef Node* nd = &w.pool[idx]
+    w.used += 1
+    nd.parent = parent
+    nd.visits = 0
+    nd.avail = 0
+    nd.key = <int16_t>key
+    nd.mover = <int8_t>mover
+    nd.reward = 0.0
+    nd.child_mask = 0
+    if parent >= 0:
+        w.pool[parent].child_mask |= bit(key)
+        table_insert(w, parent * 64 + key, idx)
+    return idx
+
+
+cdef inline int32_t child_or_new(Worker* w, int32_t parent, int key, int mover, int* created) noexcept nogil:
+    if (w.pool[parent].child_mask >> key) & 1:
+        return child_get(w, parent, key)
+    created[0] = 1
+    return new_node(w, parent, key, mover)
+
+
+cdef int32_t select_child(Worker* w, int32_t node, uint64_t legal, int mover, double c,
+                          int* created) noexcept nogil:
+    """ISMCTS selection: UCB over the children legal in this world (their availability
+    counts grow with each such visit); expand one untried legal key if there is one."""
+    cdef uint64_t present = legal & w.pool[node].child_mask
+    cdef uint64_t untried = legal & ~w.pool[node].child_mask
+    cdef int32_t ch, best = -1
+    cdef double best_v = -1e300, v
+    cdef Node* nd
+    while present:
+        ch = child_get(w, node, lowest_card(present))
+        present &= present - 1
+        nd = &w.pool[ch]
+        nd.avail += 1
+        v = nd.reward / nd.visits + c * sqrt(log(<double>nd.avail) / nd.visits)
+        if v > best_v:
+            best_v = v
+            best = ch
+    if untried:
+        created[0] = 1
+        return new_node(w, node, rng_pick_card(&w.rng, untried), mover)
+    return best
+
+
+cdef void* alloc_lines(size_t size) noexcept nogil:
+    """Memory that shares no cache line with any other allocation (so threads writing their
+    own arrays never slow each other down by false sharing); NULL on failure."""
+    cdef void* p = NULL
+    if posix_memalign(&p, CACHE_LINE, (size + CACHE_LINE - 1) // CACHE_LINE * CACHE_LINE + CACHE_LINE) != 0:
+        return NULL
+    return p
+
+
+cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
+    """(Re)allocate the pool for cap nodes and rebuild the child table; 0 on failure."""
+    cdef Node* pool
+    cdef Slot* table
+    cdef int bits = 4
+    cdef int64_t i
+    if cap > MAX_NODES:
+        return 0
+    while (<int64_t>1 << bits) < 2 * cap:
+        bits += 1
+    pool = <Node*>alloc_lines(cap * sizeof(Node))
+    if pool == NULL:
+        return 0
+    if w.pool != NULL:
+        memcpy(pool, w.pool, w.used * sizeof(Node))
+    free(w.pool)
+    w.pool = pool
+    table = <Slot*>alloc_lines((<int64_t>1 << bits) * sizeof(Slot))
+    if table == NULL:
+        return 0
+    free(w.table)
+    w.table = table
+    w.table_bits = bits
+    w.table_mask = (<uint64_t>1 << bits) - 1
+    w.cap = cap
+    memset(w.table, 0xFF, (<int64_t>1 << bits) * sizeof(Slot))
+    for i in range(w.used):
+        if w.pool[i].parent >= 0:
+            table_insert(w, w.pool[i].parent * 64 + w.pool[i].key, <int32_t>i)
+    return 1
+
+
+cdef int select_root(const SearchSpec* sp, Worker* w) noexcept nogil:
+    """UCB1 over the root candidates in prior order; for allocations only the first
+    pw_base + pw_coef * N^pw_alpha are open (progressive widening), N = root visits."""
+    cdef int64_t n_open = sp.n_cand
+    cdef int i, best = 0
+    cdef double k, v, best_v = -1e300
+    cdef const RootStat* rs
+    if sp.root_kind == ROOT_ALLOCATE:
+        n_open = <int64_t>(sp.pw_base + sp.pw_coef * pow(<double>w.iterations, sp.pw_alpha))
+        if n_open > sp.n_cand:
+            n_open = sp.n_cand
+        if n_open < 1:
+            n_open = 1
+    k = sp.c_uct * sqrt(log(<double>(w.iterations if w.iterations > 0 else 1)))
+    for i in range(n_open):
+        rs = &w.root[i]
+        if rs.visits == 0:
+            return i
+        v = rs.mean + k * rs.inv_sqrt
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+cdef inline void apply_candidate(const SearchSpec* sp, State* st, int i) noexcept nogil:
+    if sp.root_kind == ROOT_ALLOCATE:
+        state_allocate(st, sp.root_seat, &sp.cand_piles[i * MAX_GROUPS])
+    elif sp.root_kind == ROOT_WEATHER:
+        state_declare(st, sp.root_seat, sp.cand_key[i])
+    else:
+        state_play_unchecked(st, sp.cand_key[i])
+
+
+cdef inline void record_root(const SearchSpec* sp, RootStat* rs, const double* u, const double* share,
+                             const double* pts) noexcept nogil:
+    cdef int r = sp.root_seat
+    rs.visits += 1
+    rs.sum_u += u[r]
+    rs.sum_u2 += u[r] * u[r]
+    rs.sum_win += share[r]
+    rs.sum_points += pts[r]
+    rs.mean = rs.sum_u / rs.visits
+    rs.inv_sqrt = 1.0 / sqrt(<double>rs.visits)
+
+
+cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
+    """One determinization: sample a world, descend both trees to the first new node,
+    play out to the end of the game, back the utilities up."""
+    cdef State st
+    cdef int32_t path[MAX_PATH]
+    cdef int plen = 0, created = 0, n, s, ci, p, key, round0, root = sp.root_seat
+    cdef int32_t rc, pc
+    cdef uint64_t legal
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef double u[MAX_PLAYERS]
+    cdef double share[MAX_PLAYERS]
+    cdef double pts[MAX_PLAYERS]
+    cdef RootStat* rs
+    cdef Node* nd
+    sampler_draw(sp.sampler, &w.rng, &st)
+    w.worlds += 1
+    n = st.cfg.n_players
+    round0 = st.round
+    ci = select_root(sp, w)
+    rs = &w.root[ci]
+    if rs.node < 0:
+        rs.node = new_node(w, -1, ci, root)
+        created = 1
+    rc = rs.node
+    path[plen] = rc
+    plen += 1
+    pc = 0 if sp.two_trees else -1
+    apply_candidate(sp, &st, ci)
+    while not created and st.round == round0 and plen < MAX_PATH - 4:
+        if st.phase == PHASE_PLAY:
+            p = st.to_move
+            legal = legal_plays(&st)
+            if p != root and sp.opponents_rules:
+                key = policy_card(&st, &sp.policy, &w.rng)
+                rc = child_or_new(w, rc, key, p, &created)
+                path[plen] = rc
+                plen += 1
+            elif pc < 0 or p == root:
+                rc = select_child(w, rc, legal, p, sp.c_uct, &created)
+                key = w.pool[rc].key
+                path[plen] = rc
+                plen += 1
+                if pc >= 0:
+                    pc = child_or_new(w, pc, key, p, &created)
+                    path[plen] = pc
+                    plen += 1
+            else:
+                pc = select_child(w, pc, legal, p, sp.c_uct, &created)
+                key = w.pool[pc].key
+                path[plen] = pc
+                plen += 1
+                rc = child_or_new(w, rc, key, p, &created)
+                path[plen] = rc
+                plen += 1
+            state_play_unchecked(&st, key)
+        elif st.phase == PHASE_ALLOCATE:
+            for s in range(n):
+                if not (st.allocated_mask >> s) & 1:
+                    policy_allocate(&st, &sp.policy, s, &w.rng, piles)
+                    state_allocate(&st, s, piles)
+        elif st.phase == PHASE_WEATHER:
+            if not (st.weather_done_mask >> root) & 1:
+                rc = select_child(w, rc, 3, root, sp.c_uct, &created)
+                path[plen] = rc
+                plen += 1
+                state_declare(&st, root, w.pool[rc].key)
+                if created:
+                    break
+            for s in range(n):
+                if not (st.weather_done_mask >> s) & 1:
+                    state_declare(&st, s, policy_declare(&st, &sp.policy, s, &w.rng))
+            key = st.declared_mask
+            rc = child_or_new(w, rc, key, -1, &created)
+            path[plen] = rc
+            plen += 1
+            if pc >= 0:
+                pc = child_or_new(w, pc, key, -1, &created)
+                path[plen] = pc
+                plen += 1
+        else:
+            break
+    playout(sp, &st, &w.rng)
+    outcome(sp, &st, u, share, pts)
+    for s in range(plen):
+        nd = &w.pool[path[s]]
+        nd.visits += 1
+        if nd.mover >= 0:
+            nd.reward += u[nd.mover]
+    record_root(sp, rs, u, share, pts)
+
+
+cdef inline int pimc_width(const SearchSpec* sp) noexcept nogil:
+    """Candidates a PIMC world evaluates: all, or the first pimc_candidates allocations."""
+    if sp.root_kind == ROOT_ALLOCATE and sp.n_cand > sp.pimc_candidates:
+        return sp.pimc_candidates
+    return sp.n_cand
+
+
+cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
+    """Flat determinized Monte Carlo: one world, one playout for each of the first
+    pimc_width candidates (all of them for weather and card play)."""
+    cdef State world, st
+    cdef int i, k = pimc_width(sp)
+    cdef double u[MAX_PLAYERS]
+    cdef double share[MAX_PLAYERS]
+    cdef double pts[MAX_PLAYERS]
+    sampler_draw(sp.sampler, &w.rng, &world)
+    w.worlds += 1
+    for i in range(k):
+        st = world
+        apply_candidate(sp, &st, i)
+        playout(sp, &st, &w.rng)
+        outcome(sp, &st, u, share, pts)
+        record_root(sp, &w.root[i], u, share, pts)
+
+
+cdef inline double now_s() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline double thread_cpu_s() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations, double seconds) noexcept nogil:
+    """Run until iterations (if > 0) more are done or seconds (if > 0) have passed; the node
+    pool grows by doubling between iterations, and a failed growth ends the run early.
+    Every run does at least one iteration (one world). The worker's counters live on this
+    thread's stack while it runs. A PIMC iteration is one playout; a world's candidates are
+    never split, so PIMC stops at the last whole world within the limit."""
+    cdef Worker local = shared[0]
+    cdef Worker* w = &local
+    cdef int64_t done = 0, step = 1
+    cdef double start = now_s() if seconds > 0.0 else 0.0
+    cdef double cpu0 = thread_cpu_s()
+    if sp.algorithm == ALGO_PIMC:
+        step = pimc_width(sp)
+    while True:
+        if iterations > 0 and done + step > iterations and (done > 0 or w.iterations > 0):
+            break
+        if (seconds > 0.0 and done > 0 and (sp.algorithm == ALGO_PIMC or (done & 15) == 0)
+                and now_s() - start >= seconds):
+            break
+        if sp.algorithm == ALGO_ISMCTS:
+            if w.used + RESERVE_NODES > w.cap and not worker_alloc(w, w.cap * 2):
+                w.failed = 1
+                break
+            ismcts_iteration(sp, w)
+        else:
+            pimc_iteration(sp, w)
+        w.iterations += step
+        done += step
+    w.cpu_s += thread_cpu_s() - cpu0
+    shared[0] = local
+    return done
+
+
+# --- Python boundary --------------------------------------------------------------------
+
+ctypedef struct Ranked:
+    double prior
+    int32_t index
+
+
+cdef int _by_prior(const void* a, const void* b) noexcept nogil:
+    """Higher prior first; ties in enumeration order (a total order, so sorting is deterministic)."""
+    cdef const Ranked* x = <const Ranked*>a
+    cdef const Ranked* y = <const Ranked*>b
+    if x.prior != y.prior:
+        return -1 if x.prior > y.prior else 1
+    return x.index - y.index
+
+
+cdef class SearchEngine:
+    """The read-only part of one search: the sampler, the root candidates in prior order,
+    the playout rules and the tuned constants. Workers (one per thread) share it."""
+    cdef SearchSpec sp
+    cdef WorldSampler sampler
+    cdef readonly int root_kind
+    cdef readonly int n_candidates
+
+    def __cinit__(self):
+        self.sp.cand_piles = <uint64_t*>malloc(MAX_CANDIDATES * MAX_GROUPS * sizeof(uint64_t))
+        self.sp.cand_key = <int32_t*>malloc(MAX_CANDIDATES * sizeof(int32_t))
+        if self.sp.cand_piles == NULL or self.sp.cand_key == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.sp.cand_piles)
+        free(self.sp.cand_key)
+
+    def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
+                 int rules_playout, int opponents_rules, double c_uct, double margin_weight,
+                 double margin_scale, double points_scale, double pw_base, double pw_coef,
+                 double pw_alpha,
+                 int pimc_candidates, double epsilon, double weather_threshold,
+                 double weather_blue, double weather_power, double candy_value,
+                 double star_three_value, double potential_decay, double void_bonus):
+        cdef const State* base = &sampler.sm.base
+        cdef uint64_t buf[MAX_CANDIDATES * 3]
+        cdef Ranked ranked[MAX_CANDIDATES]
+        cdef int i, g, n, ng = base.cfg.n_groups
+        cdef uint64_t legal
+        self.sampler = sampler
+        self.sp.sampler = sampler.sm
+        self.sp.root_seat = root_seat
+        self.sp.algorithm = algorithm
+        self.sp.utility = utility
+        self.sp.c_uct = c_uct
+        self.sp.margin_weight = margin_weight
+        self.sp.margin_scale = margin_scale
+        self.sp.points_scale = points_scale
+        self.sp.pw_base = pw_base
+        self.sp.pw_coef = pw_coef
+        self.sp.pw_alpha = pw_alpha
+        self.sp.pimc_candidates = pimc_candidates if pimc_candidates > 0 else 1
+        policy_init(&self.sp.policy, &base.cfg, rules_playout, epsilon, weather_threshold,
+                    weather_blue, weather_power, candy_value, star_three_value, potential_decay,
+                    void_bonus)
+        if root_seat != sampler.sm.observer:
+            raise ValueError(f"root_seat {root_seat!r} is not the sampler's observer")
+        if base.phase == PHASE_ALLOCATE and not (base.allocated_mask >> root_seat) & 1:
+            self.root_kind = ROOT_ALLOCATE
+            n = enumerate_allocations(&base.cfg, base.hand[root_seat], buf)
+            for i in range(n):
+                ranked[i].prior = allocation_prior(base, &self.sp.policy, root_seat, &buf[i * 3])
+                ranked[i].index = i
+            qsort(ranked, n, sizeof(Ranked), _by_prior)
+            for i in range(n):
+                for g in range(MAX_GROUPS):
+                    self.sp.cand_piles[i * MAX_GROUPS + g] = buf[ranked[i].index * 3 + g] if g < ng else 0
+                self.sp.cand_key[i] = i
+        elif base.phase == PHASE_WEATHER and not (base.weather_done_mask >> root_seat) & 1:
+            self.root_kind = ROOT_WEATHER
+            n = 2
+            self.sp.cand_key[0] = 0
+            self.sp.cand_key[1] = 1
+        elif base.phase == PHASE_PLAY and base.to_move == root_seat:
+            self.root_kind = ROOT_PLAY
+            legal = legal_plays(base)
+            n = 0
+            while legal:
+                self.sp.cand_key[n] = lowest_card(legal)
+                legal &= legal - 1
+                n += 1
+        else:
+            raise ValueError(f"seat {root_seat} has no decision to make in this position")
+        self.sp.root_kind = self.root_kind
+        self.sp.n_cand = n
+        self.n_candidates = n
+        self.sp.opponents_rules = opponents_rules
+        self.sp.two_trees = 1 if self.root_kind != ROOT_PLAY and not opponents_rules else 0
+
+    def candidate(self, int i):
+        """Root candidate i (prior order): a pile tuple, a boolean or a card index."""
+        cdef int g, ng = self.sampler.sm.base.cfg.n_groups
+        if not 0 <= i < self.n_candidates:
+            raise IndexError(f"candidate {i!r} out of range")
+        if self.root_kind == ROOT_ALLOCATE:
+            return tuple(self.sp.cand_piles[i * MAX_GROUPS + g] for g in range(ng))
+        if self.root_kind == ROOT_WEATHER:
+            return bool(self.sp.cand_key[i])
+        return self.sp.cand_key[i]
+
+    @property
+    def candidates(self):
+        """Every root candidate in prior order."""
+        return [self.candidate(i) for i in range(self.n_candidates)]
+
+    def playout_trace(self, CoreState world, uint64_t seed):
+        """(final state, events) of one playout from a copy of world, for tests: events are
+        ("deal", hands, set_aside), ("allocate", seat, piles), ("weather", seat, bool) and
+        ("play", card) in the order the playout made them."""
+        cdef Rng rng
+        cdef Trace tr
+        cdef uint64_t buf[4096]
+        cdef CoreState out = world.copy()
+        cdef int i = 0, n = world.st.cfg.n_players, ng = world.st.cfg.n_groups, tag
+        tr.buf = buf
+        tr.len = 0
+        tr.cap = 4096
+        rng_seed(&rng, seed)
+        rollout(&self.sp.policy, &out.st, &rng, &tr)
+        if tr.len > tr.cap:
+            raise RuntimeError("playout trace overflow")
+        events = []
+        while i < tr.len:
+            tag = buf[i] >> 56
+            if tag == TRACE_DEAL:
+                events.append(("deal", tuple(buf[i + 1 + s] for s in range(n)), buf[i + 1 + n]))
+                i += 2 + n
+            elif tag == TRACE_ALLOCATE:
+                events.append(("allocate", <int>(buf[i] & 0xFF), tuple(buf[i + 1 + g] for g in range(ng))))
+                i += 1 + ng
+            elif tag == TRACE_DECLARE:
+                events.append(("weather", <int>((buf[i] >> 8) & 0xFF), bool(buf[i] & 1)))
+                i += 1
+            else:
+                events.append(("play", <int>(buf[i] & 0xFF)))
+                i += 1
+        return out, events
+
+
+cdef class SearchWorker:
+    """One thread's search: its own random stream, node pool and root statistics."""
+    cdef Worker w
+    cdef SearchEngine engine
+
+    def __cinit__(self, SearchEngine engine, uint64_t seed, long capacity):
+        cdef int i
+        self.engine = engine
+        memset(&self.w, 0, sizeof(Worker))
+        self.w.root = <RootStat*>alloc_lines(engine.n_candidates * sizeof(RootStat))
+        if self.w.root == NULL or not worker_alloc(&self.w, capacity if capacity > 16 else 16):
+            raise MemoryError()
+        memset(self.w.root, 0, engine.n_candidates * sizeof(RootStat))
+        for i in range(engine.n_candidates):
+            self.w.root[i].node = -1
+        rng_seed(&self.w.rng, seed)
+        if engine.sp.two_trees:
+            new_node(&self.w, -1, 0, -1)
+
+    def __dealloc__(self):
+        free(self.w.pool)
+        free(self.w.table)
+        free(self.w.root)
+
+    def run(self, long iterations, double seconds) -> int:
+        """Search without the GIL; returns the iterations done in this call."""
+        cdef int64_t done
+        with nogil:
+            done = worker_run(&self.engine.sp, &self.w, iterations, seconds)
+        return done
+
+    @property
+    def iterations(self) -> int:
+        return self.w.iterations
+
+    @property
+    def worlds(self) -> int:
+        return self.w.worlds
+
+    @property
+    def nodes(self) -> int:
+        return self.w.used
+
+    @property
+    def cpu_s(self) -> float:
+        """CPU time this worker's thread has spent searching."""
+        return self.w.cpu_s
+
+    @property
+    def failed(self) -> bool:
+        """True when the node pool could not grow and the run stopped early."""
+        return self.w.failed != 0
+
+    def root_stats(self):
+        """{candidate index: (visits, sum of utility, sum of squares, sum of win share,
+        sum of points)} for the candidates visited."""
+        cdef int i
+        return {i: (self.w.root[i].visits, self.w.root[i].sum_u, self.w.root[i].sum_u2,
+                    self.w.root[i].sum_win, self.w.root[i].sum_points)
+                for i in range(self.engine.n_candidates) if self.w.root[i].visits > 0}
+
+
+def heuristic_move(CoreState view, int seat, uint64_t seed, *, double epsilon,
+                   double weather_threshold, double weather_blue, double weather_power,
+                   double candy_value, double star_three_value, double potential_decay):
+    """The playout rules' move for seat, read from a public view (its own cards and public
+    facts only): ("allocate", piles), ("weather", bool) or ("play", card)."""
+    cdef Policy pp
+    cdef Rng rng
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef int g
+    cdef const State* st = &view.st
+    policy_init(&pp, &st.cfg, 1, epsilon, weather_threshold, weather_blue, weather_power,
+                candy_value, star_three_value, potential_decay, 0.0)
+    rng_seed(&rng, seed)
+    if st.phase == PHASE_ALLOCATE and not (st.allocated_mask >> seat) & 1:
+        policy_allocate(st, &pp, seat, &rng, piles)
+        return ("allocate", tuple(piles[g] for g in range(st.cfg.n_groups)))
+    if st.phase == PHASE_WEATHER and not (st.weather_done_mask >> seat) & 1:
+        return ("weather", bool(policy_declare(st, &pp, seat, &rng)))
+    if st.phase == PHASE_PLAY and st.to_move == seat:
+        return ("play", policy_card(st, &pp, &rng))
+    raise ValueError(f"seat {seat} has no decision to make in this position")
+
+
+def bench_playouts(SearchEngine engine, CoreState world, long n, uint64_t seed) -> float:
+    """Seconds for n playouts from copies of world with engine's policy (for benchmarks)."""
+    cdef Rng rng
+    cdef State st
+    cdef long i
+    cdef double t0
+    rng_seed(&rng, seed)
+    with nogil:
+        t0 = now_s()
+        for i in range(n):
+            st = world.st
+            playout(&engine.sp, &st, &rng)
+        t0 = now_s() - t0
+    return t0

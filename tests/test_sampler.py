@@ -1,0 +1,424 @@
+"""The world sampler: every world is consistent with the observation, and worlds are drawn
+exactly uniformly (chi-square against exact enumeration on small positions).
+
+The constraints are recomputed here from the game's own history, independently of
+`PublicView`, so the sampler is checked against the rules rather than against itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from csl_ai import _core
+from csl_ai.errors import InvalidPositionError
+from csl_ai.game import Game, Observation, Phase
+from csl_ai.rules import PLAYER_SPECS, RulesConfig
+from csl_ai.search import SearchSettingsError, sample_worlds, world_sampler
+
+
+def colour_mask(colour: int) -> int:
+    return 0xFFF << (12 * colour)
+
+
+def popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def drive(players: int, seed: int, stop: int) -> Game:
+    """A game driven by random legal moves for `stop` decisions (or until over)."""
+    game = Game(RulesConfig(players=players), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if game.is_over:
+            break
+        seat = rng.choice(game.pending_seats())
+        game.apply(rng.choice(game.legal_moves(seat)), seat)
+    return game
+
+
+def deciding_seat(game: Game, rng: random.Random) -> int:
+    """A seat that has a decision to make now."""
+    return rng.choice(game.pending_seats())
+
+
+def chi_square_p(stat: float, dof: int) -> float:
+    """Upper tail of the chi-square distribution: Q(dof/2, stat/2) (series / continued fraction)."""
+    a, x = dof / 2.0, stat / 2.0
+    if x <= 0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10_000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return 1.0 - total * math.exp(-x + a * math.log(x) - gln)
+    b = x + 1 - a
+    c = 1.0 / 1e-300
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return math.exp(-x + a * math.log(x) - gln) * h
+
+
+# --- what the observer knows, from the history -------------------------------------------------
+
+
+@dataclasses.dataclass
+class Known:
+    """The hidden-card constraints of one seat's view, derived from the game's history."""
+
+    own: int
+    own_piles: tuple[int, ...] | None
+    played_by: list[int]
+    remaining: list[list[int]]
+    voids: list[list[int]]
+    unseen: int
+    aside: int
+    seen_lines: list[int]
+
+
+def known(game: Game, seat: int) -> Known:
+    spec = PLAYER_SPECS[game.players]
+    current = game.rounds[-1]
+    own = current.hands[seat]
+    assert own is not None
+    played_by = [0] * game.players
+    remaining = [list(spec.group_sizes) for _ in range(game.players)]
+    voids = [[0] * len(spec.group_sizes) for _ in range(game.players)]
+    for trick in current.tricks:
+        led = trick.plays[0][1] // 12
+        for s, card in trick.plays:
+            played_by[s] |= 1 << card
+            remaining[s][trick.group] -= 1
+            if card // 12 != led:
+                voids[s][trick.group] |= 1 << led
+    played = 0
+    for mask in played_by:
+        played |= mask
+    seen_lines = [sky for r in game.rounds for sky in r.line]
+    return Known(
+        own=own,
+        own_piles=current.allocations[seat],
+        played_by=played_by,
+        remaining=remaining,
+        voids=voids,
+        unseen=spec.rain_cards & ~own & ~played,
+        aside=spec.set_aside,
+        seen_lines=seen_lines,
+    )
+
+
+def check_world(world: _core.CoreState, obs: Observation, k: Known) -> None:
+    """Everything a sampled world must satisfy to be consistent with obs."""
+    seat = obs.seat
+    view = obs.public_view().core
+    phase = Phase(view.phase)
+    assert world.phase == view.phase
+    assert world.round == view.round and world.to_move == view.to_move
+    assert world.trick_cards == view.trick_cards and world.played == view.played
+    assert world.elements == view.elements and world.declared_mask == view.declared_mask
+    assert world.allocated_mask == view.allocated_mask
+    assert world.weather_done_mask == view.weather_done_mask
+    assert world.hands[seat] == k.own
+    n_sky = len(world.sky_order)
+    assert list(world.sky_order[: len(k.seen_lines)]) == k.seen_lines
+    assert sorted(world.sky_order[len(k.seen_lines):]) == sorted(
+        set(range(n_sky)) - set(k.seen_lines)
+    )
+    hidden = 0
+    total = 0
+    for s in range(obs.players):
+        if s == seat:
+            if k.own_piles is None:
+                assert phase is Phase.ALLOCATE and all(p == 0 for p in world.piles[s])
+            else:
+                assert k.own_piles is not None
+                for g, pile in enumerate(world.piles[s]):
+                    assert pile == k.own_piles[g] & ~k.played_by[s]
+            continue
+        if phase is Phase.ALLOCATE and not (view.allocated_mask >> s) & 1:
+            hand = world.hands[s]
+            assert popcount(hand) == PLAYER_SPECS[obs.players].hand_size
+            assert all(p == 0 for p in world.piles[s])
+            assert not (world.allocated_mask >> s) & 1
+            hidden |= hand
+            total += popcount(hand)
+            continue
+        union = 0
+        for g, pile in enumerate(world.piles[s]):
+            assert popcount(pile) == k.remaining[s][g], (s, g)
+            for colour in range(3):
+                if (k.voids[s][g] >> colour) & 1:
+                    assert pile & colour_mask(colour) == 0, (s, g, colour)
+            union |= pile
+            total += popcount(pile)
+        assert world.hands[s] == union | k.played_by[s]
+        hidden |= union
+    hidden |= world.set_aside
+    total += popcount(world.set_aside)
+    assert popcount(world.set_aside) == k.aside
+    assert hidden == k.unseen and total == popcount(k.unseen)
+
+
+def positions(players: int, count: int, seed: int) -> Iterator[tuple[Game, int]]:
+    """Random positions (game, deciding seat) of every phase for one player count."""
+    rng = random.Random(seed)
+    spec = PLAYER_SPECS[players]
+    length = spec.rounds * (2 * players + players * spec.hand_size)
+    made = 0
+    while made < count:
+        game = drive(players, rng.randrange(1 << 30), rng.randrange(length))
+        if game.is_over:
+            continue
+        made += 1
+        yield game, deciding_seat(game, rng)
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_every_world_is_consistent(players: int) -> None:
+    phases: Counter[str] = Counter()
+    for game, seat in positions(players, 60, seed=players):
+        obs = game.observation(seat)
+        k = known(game, seat)
+        phases[obs.phase.value] += 1
+        for world in sample_worlds(obs, 25, seed=players):
+            check_world(world, obs, k)
+            if obs.phase is Phase.PLAY:
+                world.copy().play_random(7)
+    assert phases["play"] > 0 and phases["allocate"] + phases["weather"] > 0
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_sampled_worlds_play_on_legally(players: int) -> None:
+    """A sampled world in the trick phase is a real game state: the observer's legal plays
+    are those of its view, and the game can be finished under the rules."""
+    for game, seat in positions(players, 20, seed=100 + players):
+        if game.phase is not Phase.PLAY:
+            continue
+        obs = game.observation(game.to_move)
+        for world in sample_worlds(obs, 10, seed=3):
+            assert world.legal_plays() == obs.public_view().core.legal_plays()
+            finished = world.copy()
+            finished.play_random(11)
+            assert finished.is_over
+
+
+def test_the_true_world_satisfies_the_checks() -> None:
+    """The constraints used above accept the real deal (so they are not vacuous or wrong)."""
+    for game, _seat in positions(4, 40, seed=9):
+        if game.phase is not Phase.PLAY:
+            continue
+        seat = game.to_move
+        obs = game.observation(seat)
+        check_world(game.core, obs, known(game, seat))
+
+
+def test_same_seed_same_worlds_and_seed_matters() -> None:
+    game = drive(4, 5, 20)
+    obs = game.observation(game.to_move)
+    a = [w.to_bytes() for w in sample_worlds(obs, 50, 1)]
+    b = [w.to_bytes() for w in sample_worlds(obs, 50, 1)]
+    c = [w.to_bytes() for w in sample_worlds(obs, 50, 2)]
+    assert a == b and a != c
+    assert len(set(a)) > 40
+
+
+def test_bad_arguments() -> None:
+    obs = drive(4, 5, 20).observation(0)
+    with pytest.raises(SearchSettingsError, match="n must be"):
+        sample_worlds(obs, -1, 0)
+    with pytest.raises(SearchSettingsError, match="seed must be"):
+        sample_worlds(obs, 1, -3)
+
+
+def test_inconsistent_observation_is_an_invalid_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view whose voids leave no colour for a hidden pile has no world."""
+    game = drive(4, 8, 30)
+    seat = game.to_move
+    obs = game.observation(seat)
+    view = obs.public_view()
+    other = (seat + 1) % 4
+    voids = [list(row) for row in view.voids]
+    voids[other] = [7] * len(voids[other])
+    bad = dataclasses.replace(view, voids=tuple(tuple(v) for v in voids))
+    monkeypatch.setattr(Observation, "public_view", lambda self: bad)
+    with pytest.raises(InvalidPositionError, match=f"seat {seat}"):
+        world_sampler(obs)
+
+
+# --- exact uniformity --------------------------------------------------------------------------
+
+
+def enumerate_worlds(k: Known, seat: int, players: int) -> list[tuple[int, ...]]:
+    """Every placement of the unseen cards into the hidden piles and the set-aside card that
+    respects the pile sizes and the voids, as (pile masks of other seats..., set-aside)."""
+    slots: list[tuple[int, int]] = []
+    for s in range(players):
+        if s == seat:
+            continue
+        for g, size in enumerate(k.remaining[s]):
+            forbidden = 0
+            for colour in range(3):
+                if (k.voids[s][g] >> colour) & 1:
+                    forbidden |= colour_mask(colour)
+            slots.append((size, forbidden))
+    slots.append((k.aside, 0))
+    cards = [c for c in range(36) if (k.unseen >> c) & 1]
+    out: list[tuple[int, ...]] = []
+
+    def place(i: int, left: list[int], acc: tuple[int, ...]) -> None:
+        if i == len(slots):
+            out.append(acc)
+            return
+        size, forbidden = slots[i]
+        allowed = [c for c in left if not (forbidden >> c) & 1]
+        for combo in itertools.combinations(allowed, size):
+            mask = sum(1 << c for c in combo)
+            place(i + 1, [c for c in left if not (mask >> c) & 1], acc + (mask,))
+
+    place(0, cards, ())
+    return out
+
+
+def world_key(world: _core.CoreState, seat: int) -> tuple[int, ...]:
+    key: list[int] = []
+    for s in range(world.players):
+        if s != seat:
+            key.extend(world.piles[s])
+    key.append(world.set_aside)
+    return tuple(key)
+
+
+def small_positions(players: int, want: int) -> Iterator[tuple[Game, int, list[tuple[int, ...]]]]:
+    """Trick-phase positions with a few dozen to a few hundred worlds, some with voids."""
+    found = 0
+    for seed in range(5000):
+        game = drive(players, seed, random.Random(seed).randrange(2 * players + 1, 400))
+        if game.is_over or game.phase is not Phase.PLAY:
+            continue
+        seat = game.to_move
+        obs = game.observation(seat)
+        if not 12 <= world_sampler(obs).worlds <= 400:
+            continue
+        k = known(game, seat)
+        if not any(any(row) for row in k.voids):
+            continue
+        worlds = enumerate_worlds(k, seat, players)
+        yield game, seat, worlds
+        found += 1
+        if found == want:
+            return
+    raise AssertionError(f"no small {players}-player position found")
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_frequencies_match_exact_enumeration(players: int) -> None:
+    for game, seat, worlds in small_positions(players, 2):
+        obs = game.observation(seat)
+        sampler = world_sampler(obs)
+        assert sampler.worlds == len(worlds)
+        n = 150 * len(worlds)
+        counts = Counter(world_key(w, seat) for w in sampler.sample(n, 12345))
+        assert set(counts) <= set(worlds)
+        expected = n / len(worlds)
+        stat = sum((counts.get(w, 0) - expected) ** 2 / expected for w in worlds)
+        p = chi_square_p(stat, len(worlds) - 1)
+        assert p > 1e-4, (players, len(worlds), stat, p)
+
+
+def test_sampler_is_not_uniform_over_unconstrained_deals() -> None:
+    """The chi-square test can fail: worlds that ignore voids are rejected by it."""
+    game, seat, worlds = next(small_positions(4, 1))
+    k = known(game, seat)
+    free = Known(**{**dataclasses.asdict(k), "voids": [[0] * 3 for _ in range(4)]})
+    unconstrained = enumerate_worlds(free, seat, 4)
+    assert len(unconstrained) > len(worlds)
+    rng = random.Random(1)
+    n = 150 * len(unconstrained)
+    counts = Counter(rng.choice(unconstrained) for _ in range(n))
+    expected = n / len(worlds)
+    stat = sum((counts.get(w, 0) - expected) ** 2 / expected for w in worlds)
+    assert chi_square_p(stat, len(worlds) - 1) < 1e-6
+
+
+def test_allocation_phase_hands_are_uniform() -> None:
+    """Three players, observer allocating: 12 unseen cards into two hands of 6 (924 deals)."""
+    game = Game(RulesConfig(players=3), seed=4)
+    obs = game.observation(1)
+    sampler = world_sampler(obs)
+    assert sampler.worlds == math.comb(12, 6)
+    n = 60 * 924
+    counts = Counter(w.hands[0] for w in sampler.sample(n, 99))
+    assert len(counts) == 924
+    expected = n / 924
+    stat = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi_square_p(stat, 923) > 1e-4
+
+
+def test_unseen_sky_order_is_uniform() -> None:
+    game = Game(RulesConfig(players=4), seed=6)
+    obs = game.observation(0)
+    seen = len(game.rounds[0].line)
+    counts = Counter(w.sky_order[seen] for w in sample_worlds(obs, 27 * 300, 5))
+    unseen = set(range(36)) - set(game.rounds[0].line)
+    assert set(counts) == unseen
+    expected = 300
+    stat = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi_square_p(stat, 26) > 1e-4
+
+
+def test_weather_phase_gives_the_others_random_piles() -> None:
+    game = Game(RulesConfig(players=4), seed=2)
+    rng = random.Random(2)
+    for seat in range(4):
+        game.apply(rng.choice(game.legal_moves(seat)), seat)
+    obs = game.observation(3)
+    assert obs.phase is Phase.WEATHER
+    k = known(game, 3)
+    for world in sample_worlds(obs, 20, 4):
+        check_world(world, obs, k)
+        assert world.phase == "weather"
+        assert world.allocated_mask == 0b1111 and world.weather_done_mask == 0
+        for s in range(3):
+            assert [popcount(p) for p in world.piles[s]] == [3, 3, 3]
+
+
+def test_seats_that_have_allocated_get_piles_the_others_hands() -> None:
+    """Observer done allocating while seat 1 still chooses: seat 1 holds a whole hand, the
+    seats that have (secretly) allocated hold random piles."""
+    game = Game(RulesConfig(players=4), seed=3)
+    rng = random.Random(3)
+    for seat in (0, 2, 3):
+        game.apply(rng.choice(game.legal_moves(seat)), seat)
+    obs = game.observation(0)
+    assert obs.phase is Phase.ALLOCATE and obs.legal_moves() == []
+    k = known(game, 0)
+    for world in sample_worlds(obs, 30, 4):
+        check_world(world, obs, k)
+        assert world.allocated_mask == 0b1101
+        assert world.piles[1] == (0, 0, 0) and popcount(world.hands[1]) == 9
+        for s in (2, 3):
+            assert [popcount(p) for p in world.piles[s]] == [3, 3, 3]

@@ -1,0 +1,376 @@
+"""The search: right answers in hand-made positions, legal moves everywhere, reproducible
+results, a playout that follows the rules core exactly, and rules that never peek."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from csl_ai import _core
+from csl_ai.errors import InvalidPositionError
+from csl_ai.game import Game, Phase
+from csl_ai.moves import Allocate, Declare, Play
+from csl_ai.notation import card_colour, card_rank, parse_card, parse_cards, parse_piles
+from csl_ai.rules import PLAYER_SPECS, Kind, RulesConfig, Side
+from csl_ai.search import (
+    SearchConfig,
+    SearchLimit,
+    SearchResult,
+    SearchSettingsError,
+    _policy_kwargs,
+    heuristic_move,
+    sample_worlds,
+    search,
+    world_sampler,
+)
+
+FAST = SearchLimit(iterations=64, seed=3)
+
+
+def drive(players: int, seed: int, stop: int) -> Game:
+    """A game driven by random legal moves for `stop` decisions (or until over)."""
+    game = Game(RulesConfig(players=players), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if game.is_over:
+            break
+        seat = rng.choice(game.pending_seats())
+        game.apply(rng.choice(game.legal_moves(seat)), seat)
+    return game
+
+
+# --- scripted two-player games -----------------------------------------------------------------
+
+STRONG = "B1 B2 R5 | B3 B4 R6 | B5 B6 G6"
+"""Wins every trick against WEAK whoever leads: each pile beats any lead of WEAK's."""
+WEAK = "R1 R2 G1 | R3 R4 G2 | G3 G4 G5"
+
+
+def sky_ids(rules: RulesConfig) -> dict[tuple[Kind, int], list[int]]:
+    ids: dict[tuple[Kind, int], list[int]] = {}
+    for i, card in enumerate(rules.game_deck.cards):
+        ids.setdefault((card.kind, card.count), []).append(i)
+    return ids
+
+
+def strength(card: int) -> tuple[bool, int]:
+    return (card_colour(card) == 0, card_rank(card))
+
+
+def play_round_won_by(game: Game, winner: int) -> None:
+    """Deal STRONG to winner and WEAK to the other seat; nobody bets; winner takes all 9."""
+    piles = [parse_piles(WEAK), parse_piles(WEAK)]
+    piles[winner] = parse_piles(STRONG)
+    game.deal([sum(p) for p in piles])
+    for seat in (0, 1):
+        game.apply(Allocate(piles[seat]), seat)
+    for seat in (0, 1):
+        game.apply(Declare(False), seat)
+    while game.phase is Phase.PLAY:
+        moves = [m for m in game.legal_moves() if isinstance(m, Play)]
+        pick = max if game.to_move == winner else min
+        game.apply(pick(moves, key=lambda m: strength(m.card)))
+    assert all(t.winner == winner for t in game.rounds[-1].tricks)
+
+
+def scripted(rules: RulesConfig, order: Sequence[int], winners: Sequence[int]) -> Game:
+    assert sorted(order) == list(range(36))
+    game = Game(rules, seed=0, sky_order=order, auto_deal=False)
+    for winner in winners:
+        play_round_won_by(game, winner)
+    return game
+
+
+def test_forced_good_weather_save() -> None:
+    """Last round. Seat 1 took every leopard, spider and star and two candies (3 points);
+    seat 0 has nothing, only candies are left, and seat 0's cards can never beat seat 1's
+    while seat 1 leads every trick. Declaring wins (7 > 3) in every world; not declaring
+    loses in every world."""
+    rules = RulesConfig(players=2)
+    ids = sky_ids(rules)
+    candies = ids[(Kind.CANDY, 1)] + ids[(Kind.CANDY, 2)]
+    first = (ids[(Kind.LEOPARD, 1)] + ids[(Kind.LEOPARD, 2)] + ids[(Kind.SPIDER, 1)]
+             + ids[(Kind.SPIDER, 2)] + ids[(Kind.STAR, 1)] + candies[:2])
+    game = scripted(rules, first + candies[2:], winners=(1, 1, 1))
+    assert [s.total for s in game.scores()] == [0, 3]
+    game.deal([parse_cards("R1 R2 R3 R4 R5 G1 G2 G3 G4"),
+               parse_cards("B1 B2 B3 B4 B5 B6 R6 G5 G6")])
+    game.apply(Allocate(parse_piles("R1 R2 G1 | R3 R4 G2 | R5 G3 G4")), 0)
+    game.apply(Allocate(parse_piles("B1 B2 R6 | B3 B4 G5 | B5 B6 G6")), 1)
+    obs = game.observation(0)
+    assert obs.phase is Phase.WEATHER
+    result = search(obs, SearchLimit(iterations=3000, seed=5))
+    assert result.best_move == Declare(True)
+    by_move = {m.move: m for m in result.moves}
+    assert by_move[Declare(True)].win_probability == 1.0
+    assert by_move[Declare(False)].win_probability == 0.0
+    assert by_move[Declare(True)].expected_points == 7.0
+
+
+def test_forced_shooting_star_b_win() -> None:
+    """Side B stars. Seat 0 holds two stars (-10) and is far behind; the first trick of the
+    last round carries the third star, seat 1 led R3, and only R4 takes it: an outright win."""
+    rules = RulesConfig(players=2, sides=(Side.A, Side.A, Side.A, Side.B))
+    ids = sky_ids(rules)
+    stars = ids[(Kind.STAR, 1)]
+    rest = [i for i in range(36) if i not in stars]
+    order = stars[:2] + rest[:7] + rest[7:25] + [stars[2]] + rest[25:]
+    game = scripted(rules, order, winners=(0, 1, 1))
+    totals = [s.total for s in game.scores()]
+    assert totals[0] < totals[1]
+    game.deal([parse_cards("R1 R4 G1 B1 B2 B3 G2 G3 G4"),
+               parse_cards("R2 R3 G5 R5 R6 B4 B5 B6 G6")])
+    game.apply(Allocate(parse_piles("R1 R4 G1 | B1 B2 G2 | B3 G3 G4")), 0)
+    game.apply(Allocate(parse_piles("R2 R3 G5 | R5 R6 B4 | B5 B6 G6")), 1)
+    game.apply(Declare(False), 0)
+    game.apply(Declare(False), 1)
+    assert game.to_move == 1
+    game.apply(Play(parse_card("R3")))
+    obs = game.observation(0)
+    assert set(obs.legal_moves()) == {Play(parse_card("R1")), Play(parse_card("R4"))}
+    result = search(obs, SearchLimit(iterations=2000, seed=2))
+    assert result.best_move == Play(parse_card("R4"))
+    assert result.moves[0].win_probability == 1.0
+    assert {m.move: m for m in result.moves}[Play(parse_card("R1"))].win_probability < 0.5
+    pimc = search(obs, SearchLimit(iterations=400, seed=2), SearchConfig(algorithm="pimc"))
+    assert pimc.best_move == Play(parse_card("R4"))
+
+
+# --- legality, determinism, result shape -------------------------------------------------------
+
+
+def random_positions(players: int, count: int, seed: int) -> list[tuple[Game, int]]:
+    rng = random.Random(seed)
+    spec = PLAYER_SPECS[players]
+    length = spec.rounds * (2 * players + players * spec.hand_size)
+    out = []
+    while len(out) < count:
+        game = drive(players, rng.randrange(1 << 30), rng.randrange(length))
+        if not game.is_over:
+            out.append((game, rng.choice(game.pending_seats())))
+    return out
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_no_illegal_move(players: int) -> None:
+    """Whole games in which every decision of every seat is searched (over 1000 positions
+    per player count, every phase), with ISMCTS, PIMC, random playouts and points, and
+    rule-played opponents."""
+    configs = (SearchConfig(), SearchConfig(algorithm="pimc", pimc_candidates=4),
+               SearchConfig(playout="random", utility="points"), SearchConfig(opponents="rules"))
+    decisions = 0
+    game_seed = 0
+    while decisions < 1000:
+        game = Game(RulesConfig(players=players), seed=game_seed)
+        game_seed += 1
+        while not game.is_over:
+            seat = random.Random(decisions).choice(game.pending_seats())
+            obs = game.observation(seat)
+            config = configs[decisions % len(configs)]
+            result = search(obs, SearchLimit(iterations=24, seed=decisions), config)
+            assert game.is_legal(result.best_move, seat), (players, decisions, result.best_move)
+            assert all(game.is_legal(m.move, seat) for m in result.moves)
+            game.apply(result.best_move, seat)
+            decisions += 1
+
+
+def test_same_seed_same_result_also_with_threads() -> None:
+    for game, seat in random_positions(4, 6, seed=11):
+        obs = game.observation(seat)
+        if len(obs.legal_moves()) == 1:
+            continue
+        for threads in (1, 2):
+            limit = SearchLimit(iterations=1500, seed=42, threads=threads)
+            a, b = search(obs, limit), search(obs, limit)
+            assert a.best_move == b.best_move
+            assert [(m.move, m.visits, m.mean_utility) for m in a.moves] == [
+                (m.move, m.visits, m.mean_utility) for m in b.moves
+            ]
+            assert a.iterations == 1500 and a.nodes == b.nodes
+        other = search(obs, SearchLimit(iterations=1500, seed=43))
+        assert [(m.visits, m.mean_utility) for m in other.moves] != [
+            (m.visits, m.mean_utility) for m in a.moves
+        ]
+
+
+def test_threads_merge_root_statistics() -> None:
+    game = drive(4, 3, 8)
+    obs = game.observation(game.to_move)
+    two = search(obs, SearchLimit(iterations=2001, seed=9, threads=2))
+    assert two.iterations == 2001 and two.worlds_sampled == 2001
+    assert sum(m.visits for m in two.moves) == 2001
+
+
+def test_result_fields_and_json() -> None:
+    game = drive(4, 5, 8)
+    obs = game.observation(game.to_move)
+    result = search(obs, SearchLimit(iterations=800, seed=1))
+    assert isinstance(result, SearchResult) and result.seat == obs.seat
+    assert result.best_move == result.moves[0].move
+    assert [m.visits for m in result.moves] == sorted((m.visits for m in result.moves), reverse=True)
+    for m in result.moves:
+        assert m.worlds == m.visits > 0
+        assert 0.0 <= m.win_probability <= 1.0
+        lo, hi = m.ci95
+        assert lo <= m.mean_utility <= hi
+    data = json.loads(json.dumps(result.to_json()))
+    assert data["best_move"] == {"type": "play", "card": str(result.best_move)}
+    assert data["iterations"] == 800 and len(data["moves"]) == len(result.moves)
+    assert set(data["moves"][0]) == {"move", "visits", "mean_utility", "ci95", "win_probability",
+                                     "expected_points", "worlds"}
+
+
+def test_allocation_search_widens_and_answers_a_split() -> None:
+    game = Game(RulesConfig(players=4), seed=12)
+    obs = game.observation(2)
+    result = search(obs, SearchLimit(iterations=3000, seed=4))
+    assert isinstance(result.best_move, Allocate)
+    assert result.best_move in obs.legal_moves()
+    assert 10 < len(result.moves) < 1680
+
+
+def test_points_utility_reports_points() -> None:
+    game = drive(4, 6, 10)
+    obs = game.observation(game.to_move)
+    result = search(obs, SearchLimit(iterations=600, seed=1), SearchConfig(utility="points"))
+    for m in result.moves:
+        assert m.mean_utility == pytest.approx(m.expected_points)
+
+
+def test_pimc_plays_every_candidate_in_every_world() -> None:
+    game = drive(4, 7, 8)
+    obs = game.observation(game.to_move)
+    n = len(obs.legal_moves())
+    result = search(obs, SearchLimit(iterations=100 * n + n - 1, seed=1), SearchConfig(algorithm="pimc"))
+    assert result.worlds_sampled == 100 and result.iterations == 100 * n
+    assert {m.visits for m in result.moves} == {100}
+
+
+def test_time_limit_and_pool_growth() -> None:
+    game = Game(RulesConfig(players=4), seed=1)
+    obs = game.observation(0)
+    result = search(obs, SearchLimit(time_ms=60, seed=1), SearchConfig(initial_nodes=64))
+    assert result.iterations > 0 and result.nodes > 64
+    assert result.best_move in obs.legal_moves()
+    tiny = search(obs, SearchLimit(time_ms=1e-6, threads=2), SearchConfig(algorithm="pimc"))
+    assert tiny.worlds_sampled >= 2 and tiny.best_move in obs.legal_moves()
+
+
+def test_forced_move_is_answered_without_search() -> None:
+    for game, seat in random_positions(3, 60, seed=5):
+        obs = game.observation(seat)
+        if len(obs.legal_moves()) == 1:
+            result = search(obs, SearchLimit(iterations=100, seed=1))
+            assert result.iterations == 0 and result.best_move == obs.legal_moves()[0]
+            searched = search(obs, SearchLimit(iterations=100, seed=1), SearchConfig(search_forced=True))
+            assert searched.iterations == 100
+            return
+    raise AssertionError("no forced move found")
+
+
+def test_no_decision_is_an_invalid_position() -> None:
+    game = drive(4, 2, 12)
+    assert game.phase is Phase.PLAY
+    waiting = (game.to_move + 1) % 4
+    with pytest.raises(InvalidPositionError, match=f"seat {waiting}"):
+        search(game.observation(waiting), FAST)
+    game = Game(RulesConfig(players=4), seed=2)
+    game.apply(game.legal_moves(1)[0], 1)
+    with pytest.raises(InvalidPositionError, match="seat 1"):
+        search(game.observation(1), FAST)
+
+
+def test_bad_settings() -> None:
+    with pytest.raises(SearchSettingsError, match="iterations or time_ms"):
+        SearchLimit()
+    with pytest.raises(SearchSettingsError, match="threads"):
+        SearchLimit(iterations=10, threads=0)
+    with pytest.raises(SearchSettingsError, match="iterations"):
+        SearchLimit(iterations=0)
+    with pytest.raises(SearchSettingsError, match="time_ms"):
+        SearchLimit(time_ms=-1.0)
+    with pytest.raises(SearchSettingsError, match="algorithm"):
+        SearchConfig(algorithm="mcts")  # type: ignore[arg-type]
+    with pytest.raises(SearchSettingsError, match="playout_epsilon"):
+        SearchConfig(playout_epsilon=1.5)
+    with pytest.raises(SearchSettingsError, match="points_scale"):
+        SearchConfig(points_scale=0.0)
+
+
+# --- the playout and its rules --------------------------------------------------------------
+
+
+def replay(world: _core.CoreState, events: list[tuple], check_policy: dict | None) -> _core.CoreState:
+    """Apply a playout's events through the rules core (each must be legal); with
+    check_policy, also check that each choice is the rule policy's own choice."""
+    core = world.copy()
+    for event in events:
+        if check_policy is not None and event[0] != "deal":
+            seat = event[1] if event[0] in ("allocate", "weather") else core.to_move
+            _kind, value = _core.heuristic_move(core, seat, 0, **check_policy)
+            assert value == event[-1], event
+        if event[0] == "deal":
+            err = core.deal(list(event[1]), event[2])
+        elif event[0] == "allocate":
+            err = core.allocate(event[1], event[2])
+        elif event[0] == "weather":
+            err = core.declare(event[1], event[2])
+        else:
+            err = core.play(event[1])
+        assert err == 0, event
+    return core
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_playout_follows_the_rules_core(players: int) -> None:
+    """The playout's strength-order fast path makes only legal moves, ends in the same
+    scores as the rules core replaying them, and plays exactly the rule policy."""
+    from csl_ai.search import _engine
+
+    for i, (game, seat) in enumerate(random_positions(players, 25, seed=50 + players)):
+        obs = game.observation(seat)
+        for eps in (0.0, 0.3):
+            config = SearchConfig(playout_epsilon=eps)
+            engine = _engine(obs, config)
+            world = sample_worlds(obs, 1, i)[0]
+            final, events = engine.playout_trace(world, i)
+            policy = {**_policy_kwargs(obs, config), "epsilon": 0.0} if eps == 0.0 else None
+            core = replay(world, events, policy)
+            assert core.is_over and final.is_over
+            assert core.scores() == final.scores() and core.winners() == final.winners()
+
+
+def test_rules_never_peek() -> None:
+    """The rule policy's choice for a seat is the same in every world that agrees with what
+    that seat sees, and equals its choice on the seat's bare view."""
+    for players in sorted(PLAYER_SPECS):
+        for game, seat in random_positions(players, 30, seed=70 + players):
+            obs = game.observation(seat)
+            kw = {**_policy_kwargs(obs, SearchConfig()), "epsilon": 0.0}
+            expected = _core.heuristic_move(obs.public_view().core, seat, 0, **kw)
+            for world in sample_worlds(obs, 8, 1):
+                assert _core.heuristic_move(world, seat, 0, **kw) == expected
+            assert heuristic_move(obs) in obs.legal_moves()
+
+
+def test_search_sees_only_the_observation() -> None:
+    """Two deals that look the same to seat 0 give the same search, move and counts."""
+    hands = [parse_cards("B1 B5 B9 R2 R7 R12 G3 G8 G11"), parse_cards("B2 B6 B10 R3 R8 G1 G4 G9 G12"),
+             parse_cards("B3 B7 B11 R4 R9 R10 G2 G5 G10"), parse_cards("B4 B8 B12 R1 R5 R6 R11 G6 G7")]
+    swapped = [hands[0], hands[2], hands[1], hands[3]]
+    results = []
+    for deal in (hands, swapped):
+        game = Game(RulesConfig(players=4), seed=1, auto_deal=False)
+        game.deal(deal)
+        obs = game.observation(0)
+        results.append(search(obs, SearchLimit(iterations=1500, seed=8)))
+    assert results[0].best_move == results[1].best_move
+    assert [(m.move, m.visits) for m in results[0].moves] == [(m.move, m.visits) for m in results[1].moves]
+
+
+def test_world_sampler_counts_worlds() -> None:
+    game = Game(RulesConfig(players=2), seed=3)
+    assert world_sampler(game.observation(0)).worlds == 1.0
