@@ -337,3 +337,28 @@ def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, f
 
 include "sampler.pxi"
 include "search.pxi"
+
+
+def rng_calibrate(long n_calls, uint64_t seed) -> int:
+    """Draw n_calls raw 64-bit numbers in C (benchmark calibration: ns per rng call).
+
+    Returns their xor so the loop cannot be optimised away."""
+    cdef Rng rng
+    cdef long i
+    cdef uint64_t acc = 0
+    rng_seed(&rng, seed)
+    with nogil:
+        for i in range(n_calls):
+            acc ^= rng_next(&rng)
+    return acc
+
+
+def random_deal_allocate(CoreState state, uint64_t seed) -> int:
+    """Deal the round into state with every hand split into uniformly random piles (the
+    playouts' deal), leaving it at the weather bet; returns an error code (0 = OK)."""
+    cdef Rng rng
+    if state.st.phase != PHASE_DEAL:
+        return ERR_PHASE
+    rng_seed(&rng, seed)
+    deal_and_allocate_random(&state.st, &rng)
+    return OK

@@ -19,14 +19,32 @@ cdef extern from *:
     static inline int csl_select_bit(unsigned long long x, int n) {
         return __builtin_ctzll(_pdep_u64(1ULL << n, x));
     }
+    static inline unsigned long long csl_select_mask(unsigned long long x, int n) {
+        return _pdep_u64(1ULL << n, x);
+    }
+    static inline unsigned long long csl_select_many(unsigned long long x, unsigned long long positions) {
+        return _pdep_u64(positions, x);
+    }
     #else
     static inline int csl_select_bit(unsigned long long x, int n) {
         while (n-- > 0) x &= x - 1;
         return __builtin_ctzll(x);
     }
+    static inline unsigned long long csl_select_mask(unsigned long long x, int n) {
+        while (n-- > 0) x &= x - 1;
+        return x & -x;
+    }
+    static inline unsigned long long csl_select_many(unsigned long long x, unsigned long long positions) {
+        unsigned long long out = 0;
+        for (; x; x &= x - 1, positions >>= 1)
+            if (positions & 1) out |= x & -x;
+        return out;
+    }
     #endif
     """
     int csl_select_bit(unsigned long long x, int n) nogil
+    unsigned long long csl_select_mask(unsigned long long x, int n) nogil
+    unsigned long long csl_select_many(unsigned long long x, unsigned long long positions) nogil
 
 cdef enum:
     N_COLOURS = 3
@@ -63,6 +81,24 @@ cdef inline int highest_card(uint64_t x) noexcept nogil:
 cdef inline int nth_card(uint64_t x, int n) noexcept nogil:
     """Index of the n-th lowest set bit (n counts from 0); x must have more than n bits."""
     return csl_select_bit(x, n)
+
+cdef inline uint64_t nth_bit(uint64_t x, int n) noexcept nogil:
+    """The n-th lowest set bit of x as a one-bit mask (n counts from 0); x must have more than n bits."""
+    return csl_select_mask(x, n)
+
+cdef inline uint64_t nth_bits(uint64_t x, uint64_t positions) noexcept nogil:
+    """The set bits of x at the given positions: bit i of positions keeps the i-th lowest set
+    bit of x (pdep). x must have more set bits than the highest position."""
+    return csl_select_many(x, positions)
+
+cdef inline uint64_t highest_bit(uint64_t x) noexcept nogil:
+    """The highest set bit of x as a one-bit mask; x must be non-zero."""
+    return (<uint64_t>1) << (63 - __builtin_clzll(x))
+
+cdef inline uint64_t colour_mask_of_bit(uint64_t b) noexcept nogil:
+    """The colour mask holding the card whose one-bit mask is b (branch-free)."""
+    cdef int colour = <int>(b >= bit(12 * RED)) + <int>(b >= bit(12 * GREEN))
+    return colour_mask(colour)
 
 cdef inline uint64_t rain_in_use_mask(int ranks) noexcept nogil:
     """Cards of ranks 1..ranks in all three colours."""

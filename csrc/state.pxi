@@ -288,16 +288,17 @@ cdef inline int trick_winning_card(uint64_t trick_mask, int led_colour) noexcept
 
 cdef void _end_round(State* st) noexcept nogil:
     cdef int s, k, n = st.cfg.n_players
+    cdef uint8_t won, declared, keep
     for s in range(n):
-        if (st.declared_mask >> s) & 1:
-            if st.round_won[s] == 0:
-                st.good_weather[s] += 1
-            else:
-                st.facedown_cards[s] += st.round_won[s]
-        else:
-            st.faceup_cards[s] += st.round_won[s]
-            for k in range(N_KINDS):
-                st.elems[s][k] += st.round_elems[s][k]
+        # Branch-free: whether a seat bet good weather is a coin flip in random playouts.
+        won = st.round_won[s]
+        declared = (st.declared_mask >> s) & 1
+        keep = declared - 1
+        st.good_weather[s] += declared & <uint8_t>(won == 0)
+        st.facedown_cards[s] += won & ~keep
+        st.faceup_cards[s] += won & keep
+        for k in range(N_KINDS):
+            st.elems[s][k] += st.round_elems[s][k] & keep
     st.round += 1
     st.sky_pos += st.cfg.line_size
     st.first_player = (st.first_player + 1) % n
@@ -448,57 +449,102 @@ cdef int state_winners(const State* st, const int32_t* scores) noexcept nogil:
     return mask
 
 
-cdef inline int _trick_key(int card, uint64_t led_mask) noexcept nogil:
-    """Orders the cards of one trick by the weather rule: any blue beats any led-colour card,
-    which beats any other; within a class the higher rank wins. Branch-free: playouts pick
-    random cards, so a branch here would be mispredicted half the time."""
-    cdef uint64_t b = bit(card)
-    cdef int cls = ((<int>((b & colour_mask(BLUE)) != 0)) << 7) | ((<int>((b & led_mask) != 0)) << 6)
-    return (cls + card) & -(<int>(cls != 0))
+cdef inline uint64_t _trick_key_bit(uint64_t b, uint64_t led_mask) noexcept nogil:
+    """The weather rule as one unsigned key per played card (one-bit mask b): blues move to the
+    top 12 bits, led-colour cards keep their bit, others are 0; the highest key wins the trick."""
+    return ((b & colour_mask(BLUE)) << 52) | (b & led_mask)
 
 
-cdef void finish_round_random(State* st, Rng* rng) noexcept nogil:
-    """Play the rest of the current round with uniformly random legal cards.
+cdef inline uint64_t _pick_bit(Rng* rng, uint64_t legal, uint64_t x12) noexcept nogil:
+    """A uniformly random card of a non-empty mask, as a one-bit mask, from 12 random bits."""
+    return nth_bit(legal, rng_below_bits12(rng, <uint32_t>x12, popcount(legal)))
 
-    The trick phase specialised into one loop over local copies: the playout hot path.
-    """
-    cdef int n = st.cfg.n_players
-    cdef int seat, i, card, key, best_key, winner, sky, group, pos, leader
-    cdef uint64_t pile, follow, led_mask
-    while st.phase == PHASE_PLAY and st.n_in_trick != 0:
-        state_play_unchecked(st, rng_pick_card(rng, legal_plays(st)))
-    if st.phase != PHASE_PLAY:
-        return
-    group = st.group
-    pos = st.line_pos
-    leader = st.leader
-    for seat in range(n):
-        for i in range(group, st.cfg.n_groups):
-            st.played |= st.pile[seat][i]
-    while group < st.cfg.n_groups:
+
+cdef inline void _follow_random(uint64_t* p, int seat, uint64_t led_mask, uint64_t x12, Rng* rng,
+                                uint64_t* best_key, int* winner) noexcept nogil:
+    """Seat plays a random legal card to a trick led in led_mask; track the winning key."""
+    cdef uint64_t pile = p[seat]
+    cdef uint64_t follow = pile & led_mask
+    cdef uint64_t b = _pick_bit(rng, follow if follow else pile, x12 & 0xFFF)
+    cdef uint64_t key = _trick_key_bit(b, led_mask)
+    p[seat] = pile ^ b
+    winner[0] = seat if key > best_key[0] else winner[0]
+    best_key[0] = key if key > best_key[0] else best_key[0]
+
+
+cdef inline int _next_seat(int seat, int n) noexcept nogil:
+    """seat + 1 round the table, without a branch (which one wraps depends on the leader)."""
+    seat += 1
+    return seat & -(<int>(seat != n))
+
+
+cdef inline int _group_tricks(State* st, Rng* rng, uint64_t* p, int n, int leader, int pos,
+                              int end) noexcept nogil:
+    """Play the tricks pos..end-1 of one group from the piles p[seat]; returns the last winner.
+
+    One 64-bit draw gives each seat of a trick its own 12 random bits; cards are one-bit
+    masks and the winner is tracked branch-free with _trick_key_bit. The seats are unrolled
+    by hand; the tests on n always go the same way, so they cost next to nothing."""
+    cdef int seat, winner, sky
+    cdef uint64_t led_mask, b, best_key, r
+    while pos < end:
+        r = rng_next(rng)
         seat = leader
-        pile = st.pile[seat][group]
-        card = rng_pick_card(rng, pile)
-        st.pile[seat][group] = pile & ~bit(card)
-        led_mask = colour_mask(card_colour(card))
-        best_key = _trick_key(card, led_mask)
+        b = _pick_bit(rng, p[seat], r & 0xFFF)
+        p[seat] ^= b
+        led_mask = colour_mask_of_bit(b)
+        best_key = _trick_key_bit(b, led_mask)
         winner = seat
-        for i in range(1, n):
-            seat = seat + 1 if seat + 1 < n else 0
-            pile = st.pile[seat][group]
-            follow = pile & led_mask
-            card = rng_pick_card(rng, follow if follow else pile)
-            st.pile[seat][group] = pile & ~bit(card)
-            key = _trick_key(card, led_mask)
-            winner = seat if key > best_key else winner
-            best_key = key if key > best_key else best_key
+        seat = _next_seat(seat, n)
+        _follow_random(p, seat, led_mask, r >> 12, rng, &best_key, &winner)
+        if n > 2:
+            seat = _next_seat(seat, n)
+            _follow_random(p, seat, led_mask, r >> 24, rng, &best_key, &winner)
+        if n > 3:
+            seat = _next_seat(seat, n)
+            _follow_random(p, seat, led_mask, r >> 36, rng, &best_key, &winner)
+        if n > 4:
+            seat = _next_seat(seat, n)
+            _follow_random(p, seat, led_mask, r >> 48, rng, &best_key, &winner)
         sky = st.sky_order[st.sky_pos + pos]
         st.round_won[winner] += 1
         st.round_elems[winner][st.cfg.sky_kind[sky]] += st.cfg.sky_count[sky]
         leader = winner
         pos += 1
-        if pos == st.cfg.group_start[group] + st.cfg.group_size[group]:
-            group += 1
+    return leader
+
+
+cdef void finish_round_random(State* st, Rng* rng) noexcept nogil:
+    """Play the rest of the current round with uniformly random legal cards.
+
+    The playout hot path: after finishing a trick in progress, each group's tricks run on
+    local copies of its piles and of the generator (_group_tricks)."""
+    cdef int n = st.cfg.n_players
+    cdef int n_groups = st.cfg.n_groups
+    cdef int seat, group, pos, end, leader
+    cdef uint64_t played
+    cdef uint64_t p[MAX_PLAYERS]
+    cdef Rng lr
+    while st.phase == PHASE_PLAY and st.n_in_trick != 0:
+        state_play_unchecked(st, rng_pick_card(rng, legal_plays(st)))
+    if st.phase != PHASE_PLAY:
+        return
+    lr = rng[0]
+    group = st.group
+    pos = st.line_pos
+    leader = st.leader
+    played = st.played
+    while group < n_groups:
+        for seat in range(n):
+            p[seat] = st.pile[seat][group]
+            played |= p[seat]
+            st.pile[seat][group] = 0
+        end = st.cfg.group_start[group] + st.cfg.group_size[group]
+        leader = _group_tricks(st, &lr, p, n, leader, pos, end)
+        pos = end
+        group += 1
+    rng[0] = lr
+    st.played = played
     st.last_winner = leader
     st.leader = leader
     st.line_pos = pos
@@ -508,34 +554,54 @@ cdef void finish_round_random(State* st, Rng* rng) noexcept nogil:
 
 
 cdef void deal_and_allocate_random(State* st, Rng* rng) noexcept nogil:
-    """Deal the round and split every hand into random piles with one shuffle.
+    """Deal the round and split every hand into random piles in one pass.
 
-    The order in which a uniformly shuffled deck deals a hand is itself a uniformly random
-    order of that hand, so slicing it into piles is a uniformly random allocation."""
-    cdef int cards[N_RAIN]
-    cdef int total = _cards_of(st.cfg.rain_in_use, cards)
-    cdef int i, j, t, s, g, k = 0, n = st.cfg.n_players
-    cdef uint64_t pile
-    for i in range(total - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        t = cards[i]; cards[i] = cards[j]; cards[j] = t
+    Fills seat 0's piles, then seat 1's, ..., each pile a uniformly random subset of the
+    cards left: so a uniform deal and, within each hand, a uniform allocation. A pile's cards
+    are drawn as positions among the cards left (the idx-th position not yet taken, idx
+    exactly uniform, four to a 64-bit draw: rng_below_bits16), then taken all at once with
+    nth_bits; only that last step waits for the previous pile, so the piles' draws overlap."""
+    cdef uint64_t left = st.cfg.rain_in_use
+    cdef int remaining = popcount(left)
+    cdef int n = st.cfg.n_players
+    cdef int n_groups = st.cfg.n_groups
+    cdef int i, s, g, size, slice_ = 0
+    cdef uint64_t taken, pile, hand, r = 0
     _start_round(st)
     for s in range(n):
-        st.hand[s] = 0
-        for g in range(st.cfg.n_groups):
-            pile = 0
-            for i in range(st.cfg.group_size[g]):
-                pile |= bit(cards[k])
-                k += 1
+        hand = 0
+        for g in range(n_groups):
+            size = st.cfg.group_size[g]
+            taken = 0
+            for i in range(size):
+                if slice_ == 0:
+                    r = rng_next(rng)
+                    slice_ = 4
+                taken |= nth_bit(~taken, rng_below_bits16(rng, <uint32_t>(r & 0xFFFF), remaining - i))
+                r >>= 16
+                slice_ -= 1
+            pile = nth_bits(left, taken)
+            left ^= pile
+            remaining -= size
             st.pile[s][g] = pile
-            st.hand[s] |= pile
-    st.set_aside = 0
-    while k < total:
-        st.set_aside |= bit(cards[k])
-        k += 1
+            hand |= pile
+        st.hand[s] = hand
+    for s in range(n, MAX_PLAYERS):
+        st.hand[s] = 0
+    st.set_aside = left
     st.allocated_mask = (1 << n) - 1
     st.phase = PHASE_WEATHER
     st.to_move = 0
+
+
+cdef void _declare_all_random(State* st, Rng* rng) noexcept nogil:
+    """Every seat still to declare bets good weather or not: bit seat of one draw, a fair coin
+    each, applied without a branch (a coin flip branch is mispredicted half the time)."""
+    cdef uint32_t pending = ((1u << st.cfg.n_players) - 1) & ~(<uint32_t>st.weather_done_mask)
+    st.declared_mask |= <uint8_t>(<uint32_t>rng_next(rng) & pending)
+    st.weather_done_mask |= <uint8_t>pending
+    st.phase = PHASE_PLAY
+    st.to_move = st.leader
 
 
 cdef void state_play_random(State* st, Rng* rng) noexcept nogil:
@@ -551,4 +617,4 @@ cdef void state_play_random(State* st, Rng* rng) noexcept nogil:
             random_allocation(&st.cfg, st.hand[st.to_move], rng, piles)
             state_allocate(st, st.to_move, piles)
         else:
-            state_declare(st, st.to_move, <int>(rng_next(rng) >> 63))
+            _declare_all_random(st, rng)

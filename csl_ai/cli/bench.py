@@ -145,14 +145,17 @@ def bench_positions() -> list[tuple[str, Observation]]:
 
 def search_speed(iterations: int, repeats: int, threads: int = 1) -> list[Figure]:
     """Search iterations per second at each fixed position (fixed seed and budget)."""
-    from csl_ai.search import SearchLimit, search
+    from csl_ai.search import SearchConfig, SearchLimit, search
+
+    config = SearchConfig(search_forced=True)
 
     figures = []
     for label, obs in bench_positions():
 
         def run(obs: Observation = obs) -> float:
             t = time.perf_counter()
-            result = search(obs, SearchLimit(iterations=iterations, threads=threads, seed=1))
+            limit = SearchLimit(iterations=iterations, threads=threads, seed=1)
+            result = search(obs, limit, config)
             return result.iterations / (time.perf_counter() - t)
 
         figures.append(_figure(f"search {label}", "iterations/s", _samples(run, repeats)))
