@@ -55,9 +55,13 @@ def position_a() -> Observation:
     return Game(RulesConfig(players=4), seed=101).observation(0)
 
 
-def position_b() -> Observation:
-    game = advance(Game(RulesConfig(players=4), seed=102), lambda g: g.phase is Phase.PLAY, 1)
+def position_b(seed: int = 102) -> Observation:
+    game = advance(Game(RulesConfig(players=4), seed=seed), lambda g: g.phase is Phase.PLAY, 1)
     return game.observation(game.to_move)
+
+
+B_DEALS = range(102, 110)
+"""Deals for the spread of (b): the rate depends on the deal (who leads, which cards are seen)."""
 
 
 def position_c() -> Observation:
@@ -167,6 +171,10 @@ def main() -> None:
         goal = f"   target >= {target:,}" if target else ""
         print(f"  {name:34s} {cpu:>10,.0f} per CPU-s  {wall:>10,.0f} per wall-s{goal}")
 
+    spread = sorted(rate(position_b(seed), 50_000, 1, 1)[0] for seed in B_DEALS)
+    print(f"  (b) over {len(spread)} deals, per CPU-s: median {statistics.median(spread):,.0f}, "
+          f"min {spread[0]:,.0f}, max {spread[-1]:,.0f}")
+
     obs_b = positions["(b) 4p first card play, round 1"][0]
     print(f"World sampler at (b): {sampler_rate(obs_b, args.repeats):,.0f} worlds per CPU-s")
     for playout in ("rules", "random"):
@@ -180,7 +188,7 @@ def main() -> None:
         wall, cpu = thread_scaling(obs, iterations, args.repeats)
         print(f"  {name:34s} wall-clock {wall:.2f}x   on idle cores (slowest thread's CPU time) {cpu:.2f}x")
 
-    if not args.skip_gain:
+    if not args.skip_gain and args.games > 0:
         mean, half, n = head_to_head(args.games, args.gain_iterations)
         print(f"Playout policy gain: rule-playout ISMCTS vs random-playout ISMCTS, 2 seats each, "
               f"{args.gain_iterations} iterations/decision, {n} 4p games (seats swapped per deal):")
