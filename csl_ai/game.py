@@ -12,13 +12,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from csl_ai import _core
 from csl_ai.errors import IllegalMoveError, InvalidPositionError
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_colour, card_str, cards_of, format_cards, format_piles
-from csl_ai.rules import Kind, RulesConfig, SkyCard, StarOption
+from csl_ai.rules import RulesConfig, SkyCard, StarOption
 
 COLOUR_NAMES = ("blue", "red", "green")
 SCORE_COLUMNS: tuple[str, ...] = tuple(_core.SCORE_COLUMNS)
@@ -645,18 +644,3 @@ def _replay_public(obs: Observation) -> PublicView:
         unseen=unseen,
         unseen_sky=unseen_sky,
     )
-
-
-def kind_name(kind: Kind) -> str:
-    return kind.text
-
-
-def describe_sky(card: SkyCard) -> str:
-    """Human text for a sky card: 'candy x2', 'shooting star'."""
-    if card.kind is Kind.STAR:
-        return "shooting star"
-    return f"{card.kind.text} x{card.count}"
-
-
-def _json_default(value: Any) -> Any:  # pragma: no cover - helper for debugging prints
-    return str(value)

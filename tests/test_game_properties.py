@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from csl_ai import _core
 from csl_ai.game import Game, Phase, new_core
-from csl_ai.moves import Allocate, Declare, Move, Play
+from csl_ai.moves import Allocate, Declare, Move
 from csl_ai.notation import cards_of, parse_piles
 from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.scoring import score_tallies
