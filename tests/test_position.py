@@ -12,12 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gamegen import PLAYERS, random_rules, step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from csl_ai.errors import InvalidPositionError
 from csl_ai.game import COLOUR_NAMES, Game, Observation, Phase
-from csl_ai.notation import card_colour, card_str, cards_of, format_cards, format_piles, parse_card
+from csl_ai.notation import (
+    card_colour,
+    card_str,
+    cards_of,
+    format_cards,
+    format_piles,
+    parse_card,
+)
 from csl_ai.position import (
     POSITION_FORMAT,
     POSITION_VERSION,
@@ -27,24 +35,7 @@ from csl_ai.position import (
     position_from_dict,
     position_to_json,
 )
-from csl_ai.rules import RulesConfig, Side, StarOption
-
-PLAYERS = (2, 3, 4, 5)
-
-
-def random_rules(rng: random.Random, players: int) -> RulesConfig:
-    return RulesConfig(
-        players=players,
-        sides=tuple(rng.choice((Side.A, Side.B)) for _ in range(4)),  # type: ignore[arg-type]
-        star_option=rng.choice(list(StarOption)),
-        first_seat=rng.randrange(players),
-    )
-
-
-def step(game: Game, rng: random.Random) -> None:
-    """One random legal move by a random seat that may move now."""
-    seat = rng.choice(game.pending_seats())
-    game.apply(rng.choice(game.legal_moves(seat)), seat)
+from csl_ai.rules import RulesConfig
 
 
 def game_states(players: int, seed: int) -> Iterator[Game]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gamegen import PLAYERS, random_rules, step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,25 +29,7 @@ from csl_ai.records import (
     replay_record,
     save_record,
 )
-from csl_ai.rules import RulesConfig, Side, StarOption
-
-PLAYERS = (2, 3, 4, 5)
-
-
-def random_rules(rng: random.Random, players: int) -> RulesConfig:
-    """Rules with random sides, star option and first seat."""
-    return RulesConfig(
-        players=players,
-        sides=tuple(rng.choice((Side.A, Side.B)) for _ in range(4)),  # type: ignore[arg-type]
-        star_option=rng.choice(list(StarOption)),
-        first_seat=rng.randrange(players),
-    )
-
-
-def step(game: Game, rng: random.Random) -> None:
-    """One random legal move by a random seat that may move now."""
-    seat = rng.choice(game.pending_seats())
-    game.apply(rng.choice(game.legal_moves(seat)), seat)
+from csl_ai.rules import RulesConfig
 
 
 def random_game(players: int, seed: int, stop: int | None = None) -> tuple[Game, random.Random]:
