@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamegen import PLAYERS, random_rules, step
+from gamegen import PLAYERS, json_paths, json_values, random_rules, step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -693,31 +693,6 @@ def test_load_position_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 # --- fuzzing ----------------------------------------------------------------------------
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for k, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, k)))
-    return out
-
-
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-3, 40)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from(["", "B7", "R12", "G1 B2", "C1", "*", "B1 R1 G1 | B2 R2 G2 | B3 R3 G3", "x"]),
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(st.sampled_from(["a", "leader", "plays"]), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
 @settings(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -726,7 +701,7 @@ def test_damaged_position_never_crashes(
     mid4: tuple[Game, Observation], data: st.DataObject, value: Any
 ) -> None:
     position = base(mid4)
-    path = data.draw(st.sampled_from(_paths(position)[1:]))
+    path = data.draw(st.sampled_from(json_paths(position)[1:]))
     node: Any = position
     for key in path[:-1]:
         node = node[key]

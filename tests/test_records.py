@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamegen import PLAYERS, random_rules, step
+from gamegen import PLAYERS, json_paths, json_values, random_rules, step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -640,31 +640,6 @@ def test_two_player_card_not_in_use() -> None:
 
 
 # --- fuzzing: any damage gives InvalidRecordError, never another exception --------------
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for k, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, k)))
-    return out
-
-
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-3, 40)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from(["", "B7", "R12", "G1 B2", "C1", "*", "B1 R1 G1 | B2 R2 G2 | B3 R3 G3", "x"]),
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(st.sampled_from(["a", "leader", "plays"]), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
 @pytest.fixture(scope="module")
 def fuzz_base() -> dict[str, Any]:
     game, _ = random_game(3, 31)
@@ -679,7 +654,7 @@ def test_damaged_record_never_crashes(
     fuzz_base: dict[str, Any], data: st.DataObject, value: Any
 ) -> None:
     record = copy.deepcopy(fuzz_base)
-    paths = _paths(record)[1:]
+    paths = json_paths(record)[1:]
     path = data.draw(st.sampled_from(paths))
     node: Any = record
     for key in path[:-1]:
