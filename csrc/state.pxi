@@ -478,39 +478,130 @@ cdef inline int _next_seat(int seat, int n) noexcept nogil:
     return seat & -(<int>(seat != n))
 
 
-cdef inline int _group_tricks(State* st, Rng* rng, uint64_t* p, int n, int leader, int pos,
-                              int end) noexcept nogil:
-    """Play the tricks pos..end-1 of one group from the piles p[seat]; returns the last winner.
+cdef inline uint64_t _pick_of_two(uint64_t legal, uint64_t coin) noexcept nogil:
+    """A uniformly random card of a mask of one or two cards, as a one-bit mask, from one random
+    bit (coin & 1): the low card, or the high one when there is one and the coin says so."""
+    cdef uint64_t low = legal & (0 - legal)
+    cdef uint64_t high = legal ^ low
+    cdef uint64_t take_high = 0 - (coin & <uint64_t>(high != 0))
+    return low ^ ((low ^ high) & take_high)
+
+
+cdef inline void _follow_two(uint64_t* p, int seat, uint64_t led_mask, uint64_t coin,
+                             uint64_t* best_key, int* winner) noexcept nogil:
+    """_follow_random for piles of at most two cards (one random bit, no multiply or pdep)."""
+    cdef uint64_t pile = p[seat]
+    cdef uint64_t follow = pile & led_mask
+    cdef uint64_t b = _pick_of_two(follow if follow else pile, coin)
+    cdef uint64_t key = _trick_key_bit(b, led_mask)
+    p[seat] = pile ^ b
+    winner[0] = seat if key > best_key[0] else winner[0]
+    best_key[0] = key if key > best_key[0] else best_key[0]
+
+
+cdef inline void _follow_forced(uint64_t* p, int seat, uint64_t led_mask,
+                                uint64_t* best_key, int* winner) noexcept nogil:
+    """A seat's last card of the group goes to the trick: no choice, no random number."""
+    cdef uint64_t key = _trick_key_bit(p[seat], led_mask)
+    p[seat] = 0
+    winner[0] = seat if key > best_key[0] else winner[0]
+    best_key[0] = key if key > best_key[0] else best_key[0]
+
+
+cdef inline void _credit_trick(State* st, int winner, int pos) noexcept nogil:
+    """The trick winner takes the sky card at line position pos."""
+    cdef int sky = st.sky_order[st.sky_pos + pos]
+    st.round_won[winner] += 1
+    st.round_elems[winner][st.cfg.sky_kind[sky]] += st.cfg.sky_count[sky]
+
+
+cdef inline int _trick_random(State* st, Rng* rng, uint64_t* p, int n, int leader, int pos) noexcept nogil:
+    """One trick of uniformly random legal cards from piles of any size; returns the winner.
 
     One 64-bit draw gives each seat of a trick its own 12 random bits; cards are one-bit
     masks and the winner is tracked branch-free with _trick_key_bit. The seats are unrolled
     by hand; the tests on n always go the same way, so they cost next to nothing."""
-    cdef int seat, winner, sky
-    cdef uint64_t led_mask, b, best_key, r
-    while pos < end:
-        r = rng_next(rng)
-        seat = leader
-        b = _pick_bit(rng, p[seat], r & 0xFFF)
-        p[seat] ^= b
-        led_mask = colour_mask_of_bit(b)
-        best_key = _trick_key_bit(b, led_mask)
-        winner = seat
+    cdef int seat = leader, winner = leader
+    cdef uint64_t r = rng_next(rng)
+    cdef uint64_t b = _pick_bit(rng, p[seat], r & 0xFFF)
+    cdef uint64_t led_mask = colour_mask_of_bit(b)
+    cdef uint64_t best_key = _trick_key_bit(b, led_mask)
+    p[seat] ^= b
+    seat = _next_seat(seat, n)
+    _follow_random(p, seat, led_mask, r >> 12, rng, &best_key, &winner)
+    if n > 2:
         seat = _next_seat(seat, n)
-        _follow_random(p, seat, led_mask, r >> 12, rng, &best_key, &winner)
-        if n > 2:
-            seat = _next_seat(seat, n)
-            _follow_random(p, seat, led_mask, r >> 24, rng, &best_key, &winner)
-        if n > 3:
-            seat = _next_seat(seat, n)
-            _follow_random(p, seat, led_mask, r >> 36, rng, &best_key, &winner)
-        if n > 4:
-            seat = _next_seat(seat, n)
-            _follow_random(p, seat, led_mask, r >> 48, rng, &best_key, &winner)
-        sky = st.sky_order[st.sky_pos + pos]
-        st.round_won[winner] += 1
-        st.round_elems[winner][st.cfg.sky_kind[sky]] += st.cfg.sky_count[sky]
-        leader = winner
+        _follow_random(p, seat, led_mask, r >> 24, rng, &best_key, &winner)
+    if n > 3:
+        seat = _next_seat(seat, n)
+        _follow_random(p, seat, led_mask, r >> 36, rng, &best_key, &winner)
+    if n > 4:
+        seat = _next_seat(seat, n)
+        _follow_random(p, seat, led_mask, r >> 48, rng, &best_key, &winner)
+    _credit_trick(st, winner, pos)
+    return winner
+
+
+cdef inline int _trick_two(State* st, Rng* rng, uint64_t* p, int n, int leader, int pos) noexcept nogil:
+    """The group's next-to-last trick: every pile holds two cards, so a legal choice is among
+    at most two and one random bit per seat decides it (exactly uniform, as _trick_random)."""
+    cdef int seat = leader, winner = leader
+    cdef uint64_t r = rng_next(rng)
+    cdef uint64_t b = _pick_of_two(p[seat], r)
+    cdef uint64_t led_mask = colour_mask_of_bit(b)
+    cdef uint64_t best_key = _trick_key_bit(b, led_mask)
+    p[seat] ^= b
+    seat = _next_seat(seat, n)
+    _follow_two(p, seat, led_mask, r >> 1, &best_key, &winner)
+    if n > 2:
+        seat = _next_seat(seat, n)
+        _follow_two(p, seat, led_mask, r >> 2, &best_key, &winner)
+    if n > 3:
+        seat = _next_seat(seat, n)
+        _follow_two(p, seat, led_mask, r >> 3, &best_key, &winner)
+    if n > 4:
+        seat = _next_seat(seat, n)
+        _follow_two(p, seat, led_mask, r >> 4, &best_key, &winner)
+    _credit_trick(st, winner, pos)
+    return winner
+
+
+cdef inline int _trick_forced(State* st, uint64_t* p, int n, int leader, int pos) noexcept nogil:
+    """The group's last trick: every seat plays its one remaining card."""
+    cdef int seat = leader, winner = leader
+    cdef uint64_t b = p[seat]
+    cdef uint64_t led_mask = colour_mask_of_bit(b)
+    cdef uint64_t best_key = _trick_key_bit(b, led_mask)
+    p[seat] = 0
+    seat = _next_seat(seat, n)
+    _follow_forced(p, seat, led_mask, &best_key, &winner)
+    if n > 2:
+        seat = _next_seat(seat, n)
+        _follow_forced(p, seat, led_mask, &best_key, &winner)
+    if n > 3:
+        seat = _next_seat(seat, n)
+        _follow_forced(p, seat, led_mask, &best_key, &winner)
+    if n > 4:
+        seat = _next_seat(seat, n)
+        _follow_forced(p, seat, led_mask, &best_key, &winner)
+    _credit_trick(st, winner, pos)
+    return winner
+
+
+cdef inline int _group_tricks(State* st, Rng* rng, uint64_t* p, int n, int leader, int pos,
+                              int end) noexcept nogil:
+    """Play the tricks pos..end-1 of one group from the piles p[seat]; returns the last winner.
+
+    At a trick boundary every pile of the group holds end - pos cards, so the last two
+    tricks take the cheap paths: two cards left is one coin per seat, one card is no choice."""
+    while end - pos > 2:
+        leader = _trick_random(st, rng, p, n, leader, pos)
         pos += 1
+    if end - pos == 2:
+        leader = _trick_two(st, rng, p, n, leader, pos)
+        pos += 1
+    if end - pos == 1:
+        leader = _trick_forced(st, p, n, leader, pos)
     return leader
 
 

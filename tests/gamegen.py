@@ -1,7 +1,9 @@
-"""Shared test inputs: random legal games, and damaged JSON for the records and positions fuzzers."""
+"""Shared test helpers: random legal games, damaged JSON for the records and positions fuzzers,
+and the chi-square tail for the frequency tests."""
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -54,3 +56,38 @@ json_values = st.recursive(
     max_leaves=8,
 )
 """Small JSON values to put in place of a record's or position's node."""
+
+
+def chi_square_p(stat: float, dof: int) -> float:
+    """Upper tail of the chi-square distribution: Q(dof/2, stat/2) (series / continued fraction)."""
+    a, x = dof / 2.0, stat / 2.0
+    if x <= 0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10_000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return 1.0 - total * math.exp(-x + a * math.log(x) - gln)
+    b = x + 1 - a
+    c = 1.0 / 1e-300
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return math.exp(-x + a * math.log(x) - gln) * h

@@ -21,6 +21,7 @@ from csl_ai.errors import InvalidPositionError
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.rules import PLAYER_SPECS, RulesConfig
 from csl_ai.search import SearchSettingsError, sample_worlds, world_sampler
+from gamegen import chi_square_p
 
 
 def colour_mask(colour: int) -> int:
@@ -46,41 +47,6 @@ def drive(players: int, seed: int, stop: int) -> Game:
 def deciding_seat(game: Game, rng: random.Random) -> int:
     """A seat that has a decision to make now."""
     return rng.choice(game.pending_seats())
-
-
-def chi_square_p(stat: float, dof: int) -> float:
-    """Upper tail of the chi-square distribution: Q(dof/2, stat/2) (series / continued fraction)."""
-    a, x = dof / 2.0, stat / 2.0
-    if x <= 0:
-        return 1.0
-    gln = math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        ap = a
-        for _ in range(10_000):
-            ap += 1
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return 1.0 - total * math.exp(-x + a * math.log(x) - gln)
-    b = x + 1 - a
-    c = 1.0 / 1e-300
-    d = 1.0 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = 1e-300 if abs(d) < 1e-300 else d
-        c = b + an / c
-        c = 1e-300 if abs(c) < 1e-300 else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return math.exp(-x + a * math.log(x) - gln) * h
 
 
 # --- what the observer knows, from the history -------------------------------------------------
