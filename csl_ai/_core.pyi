@@ -164,6 +164,10 @@ def random_games(start: CoreState, n_games: int, seed: int) -> int:
 def random_round_tricks(start: CoreState, n_rounds: int, seed: int) -> int:
     """From a state at the first trick of a round, play that round's tricks n_rounds times."""
 
+def random_tricks_from_piles(start: CoreState, n_rounds: int, seed: int) -> int:
+    """The trick phase alone (tricks and their sky cards' winners), n_rounds times: no State
+    copy, no end of round; returns the sum of the rounds' last winners."""
+
 def score_tallies(
     players: int,
     sides: Sequence[int],

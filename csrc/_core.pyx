@@ -310,6 +310,38 @@ def random_round_tricks(CoreState start, long n_rounds, uint64_t seed) -> int:
     return checksum
 
 
+def random_tricks_from_piles(CoreState start, long n_rounds, uint64_t seed) -> int:
+    """The trick phase alone, n_rounds times: from a state at a trick boundary, each group's
+    piles copied to locals and its tricks played by the playout's own loop (_group_tricks),
+    each trick's sky card credited to its winner; no 470-byte State copy, no end of round.
+
+    Credits pile up in one scratch State across rounds (they are not read). Returns the sum
+    of the rounds' last winners so the work cannot be optimised away."""
+    cdef State scratch
+    cdef Rng rng
+    cdef long i
+    cdef long checksum = 0
+    cdef int g, s, pos, end, leader
+    cdef int n = start.st.cfg.n_players
+    cdef uint64_t p[MAX_PLAYERS]
+    if start.st.phase != PHASE_PLAY or start.st.n_in_trick != 0:
+        raise ValueError("start must be at a trick boundary of the trick phase")
+    scratch = start.st
+    rng_seed(&rng, seed)
+    with nogil:
+        for i in range(n_rounds):
+            pos = start.st.line_pos
+            leader = start.st.leader
+            for g in range(start.st.group, start.st.cfg.n_groups):
+                for s in range(n):
+                    p[s] = start.st.pile[s][g]
+                end = start.st.cfg.group_start[g] + start.st.cfg.group_size[g]
+                leader = _group_tricks(&scratch, &rng, p, n, leader, pos, end)
+                pos = end
+            checksum += leader
+    return checksum
+
+
 def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, facedown_cards, good_weather):
     """Score end-of-game tallies directly: (per-seat breakdown rows, winners mask, outright seat or -1).
 
