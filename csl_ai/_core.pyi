@@ -222,6 +222,7 @@ class SearchEngine:
         utility: int,
         rules_playout: int,
         opponents_rules: int,
+        model_allocations: int,
         c_uct: float,
         margin_weight: float,
         margin_scale: float,
@@ -244,6 +245,8 @@ class SearchEngine:
     @property
     def candidates(self) -> list[tuple[int, ...] | bool | int]:
         """Every root candidate in prior order."""
+    def modelled_world(self, world: CoreState, seed: int) -> CoreState:
+        """world as the search plays it (the others' unseen splits by the rules, if modelled)."""
     def playout_trace(self, world: CoreState, seed: int) -> tuple[CoreState, list[_TraceEvent]]:
         """(final state, events) of one playout from a copy of world, for tests."""
 

@@ -67,6 +67,7 @@ Algorithm = Literal["ismcts", "pimc"]
 Utility = Literal["win", "points"]
 PlayoutPolicy = Literal["rules", "random"]
 OpponentModel = Literal["tree", "rules"]
+AllocationModel = Literal["rules", "uniform"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -135,6 +136,12 @@ class SearchConfig:
     """How the other seats play their cards inside the tree: "tree" (by UCB in the public
     tree, multiple-observer ISMCTS) or "rules" (by the no-peek playout rules; single-observer
     ISMCTS for the searching seat)."""
+    allocation_model: AllocationModel = "uniform"
+    """The others' splits before the round's first card: "uniform" (as sampled: every split
+    of the hand equally likely) or "rules" (each seat's sampled hand split by the playout
+    rules, as the seats still to allocate are split in the tree; applies with
+    playout="rules"). "rules" measured no better against heuristic bots (45.0% against
+    46.5% over the same 400 games at 3,000 iterations), so the sampled worlds stand."""
     exploration: float = 0.7
     """UCB exploration constant, in utility units (win share scale)."""
     margin_weight: float = 0.02
@@ -151,9 +158,10 @@ class SearchConfig:
     pimc_candidates: int = 24
     """PIMC evaluates only the first this-many allocations in prior order (all weather bets
     and card plays)."""
-    playout_epsilon: float = 0.1
+    playout_epsilon: float = 0.2
     """Chance that the rule policy plays a uniformly random legal move instead (keeps
-    playouts from being one fixed line)."""
+    playouts from being one fixed line). Against three heuristic bots at 3,000 iterations
+    (400 games, same deals) 0.2 won 46.5% where 0.1 won 41.9% and 0.03 40.5%."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0
@@ -181,6 +189,7 @@ class SearchConfig:
             "utility": ("win", "points"),
             "playout": ("rules", "random"),
             "opponents": ("tree", "rules"),
+            "allocation_model": ("rules", "uniform"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -362,6 +371,7 @@ def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
             utility=0 if config.utility == "win" else 1,
             rules_playout=1 if config.playout == "rules" else 0,
             opponents_rules=1 if config.opponents == "rules" else 0,
+            model_allocations=1 if config.allocation_model == "rules" else 0,
             c_uct=config.exploration,
             margin_weight=config.margin_weight,
             margin_scale=config.margin_scale,

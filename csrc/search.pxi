@@ -122,6 +122,7 @@ ctypedef struct SearchSpec:
     int32_t utility
     int32_t two_trees
     int32_t opponents_rules  # 1: the others' card plays in the tree come from the rules
+    int32_t model_allocations  # 1: the others' unseen splits come from the rules (see below)
     int32_t pimc_candidates
     double c_uct
     double margin_weight
@@ -801,6 +802,25 @@ cdef inline void record_root(const SearchSpec* sp, RootStat* rs, const double* u
     rs.inv_sqrt = 1.0 / sqrt(<double>rs.visits)
 
 
+cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    """The opponent model on top of a uniform world: until the round's first card is played
+    nothing distinguishes one split of a seat's hand from another, so every other seat that
+    has already allocated gets the split the playout rules make of its sampled hand (the
+    rules read only that seat's own cards and the public line), as the seats still to
+    allocate do in the tree. Without it a seat that chose before the searcher would be
+    modelled as splitting at random and one that chose after as splitting by the rules."""
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef int s, g
+    if st.line_pos != 0 or st.n_in_trick != 0 or st.phase == PHASE_DEAL or st.phase == PHASE_OVER:
+        return
+    for s in range(st.cfg.n_players):
+        if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
+            continue
+        policy_allocate(st, &sp.policy, s, rng, piles)
+        for g in range(st.cfg.n_groups):
+            st.pile[s][g] = piles[g]
+
+
 cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     """One determinization: sample a world, descend both trees to the first new node,
     play out to the end of the game, back the utilities up."""
@@ -816,6 +836,8 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     cdef RootStat* rs
     cdef Node* nd
     sampler_draw(sp.sampler, &w.rng, &st)
+    if sp.model_allocations:
+        model_unseen_allocations(sp, &st, &w.rng)
     w.worlds += 1
     n = st.cfg.n_players
     round0 = st.round
@@ -908,6 +930,8 @@ cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     cdef double share[MAX_PLAYERS]
     cdef double pts[MAX_PLAYERS]
     sampler_draw(sp.sampler, &w.rng, &world)
+    if sp.model_allocations:
+        model_unseen_allocations(sp, &world, &w.rng)
     w.worlds += 1
     for i in range(k):
         st = world
@@ -997,7 +1021,7 @@ cdef class SearchEngine:
         free(self.sp.cand_key)
 
     def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
-                 int rules_playout, int opponents_rules, double c_uct, double margin_weight,
+                 int rules_playout, int opponents_rules, int model_allocations, double c_uct, double margin_weight,
                  double margin_scale, double points_scale, double pw_base, double pw_coef,
                  double pw_alpha,
                  int pimc_candidates, double epsilon, double weather_threshold,
@@ -1056,6 +1080,7 @@ cdef class SearchEngine:
         self.sp.n_cand = n
         self.n_candidates = n
         self.sp.opponents_rules = opponents_rules
+        self.sp.model_allocations = model_allocations if rules_playout else 0
         self.sp.two_trees = 1 if self.root_kind != ROOT_PLAY and not opponents_rules else 0
 
     def candidate(self, int i):
@@ -1073,6 +1098,16 @@ cdef class SearchEngine:
     def candidates(self):
         """Every root candidate in prior order."""
         return [self.candidate(i) for i in range(self.n_candidates)]
+
+    def modelled_world(self, CoreState world, uint64_t seed) -> CoreState:
+        """A copy of world as the search plays it: with the allocation model on, the other
+        seats' splits redrawn by the rules where no card of the round is out (for tests)."""
+        cdef Rng rng
+        cdef CoreState out = world.copy()
+        rng_seed(&rng, seed)
+        if self.sp.model_allocations:
+            model_unseen_allocations(&self.sp, &out.st, &rng)
+        return out
 
     def playout_trace(self, CoreState world, uint64_t seed):
         """(final state, events) of one playout from a copy of world, for tests: events are

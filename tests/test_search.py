@@ -356,6 +356,49 @@ def test_rules_never_peek() -> None:
             assert heuristic_move(obs) in obs.legal_moves()
 
 
+def strength(card: int) -> int:
+    """The playout rules' order of card strength: red and green ranks interleaved, blue above."""
+    colour, rank = divmod(card, 12)
+    return 24 + rank if colour == 0 else 2 * rank + (colour == 2)
+
+
+def is_split_by_strength(piles: tuple[int, ...]) -> bool:
+    """Each pile is a run of the hand in strength order (the rules give the strongest cards
+    to one group, the next strongest to another, ...)."""
+    runs = sorted((min(strength(c) for c in range(36) if p >> c & 1),
+                   max(strength(c) for c in range(36) if p >> c & 1)) for p in piles)
+    return all(hi < lo for (_, hi), (lo, _) in zip(runs, runs[1:]))
+
+
+@pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
+def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None:
+    """Before the round's first card, every other seat that has allocated gets the rules'
+    split of its sampled hand (deterministic with no playout noise, by strength runs); the
+    searcher's piles, every hand and everything public stay as sampled. Once a card is out,
+    or with allocation_model="uniform", the world is played as sampled."""
+    from csl_ai.search import _engine
+
+    modelled_seats = 0
+    for i, (game, seat) in enumerate(random_positions(players, 150, seed=90 + players)):
+        obs = game.observation(seat)
+        world = sample_worlds(obs, 1, i)[0]
+        opening = world.phase in ("allocate", "weather") or (
+            world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
+        for model in ("rules", "uniform"):
+            engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0))
+            modelled = engine.modelled_world(world, i)
+            assert modelled.hands == world.hands and modelled.played == world.played
+            assert modelled.sky_order == world.sky_order
+            for s in range(players):
+                if model == "rules" and opening and s != seat and world.allocated_mask >> s & 1:
+                    assert is_split_by_strength(modelled.piles[s]), (s, world.phase)
+                    assert engine.modelled_world(world, i + 1).piles[s] == modelled.piles[s]
+                    modelled_seats += 1
+                else:
+                    assert modelled.piles[s] == world.piles[s]
+    assert modelled_seats > 20
+
+
 def test_search_sees_only_the_observation() -> None:
     """Two deals that look the same to seat 0 give the same search, move and counts."""
     hands = [parse_cards("B1 B5 B9 R2 R7 R12 G3 G8 G11"), parse_cards("B2 B6 B10 R3 R8 G1 G4 G9 G12"),
