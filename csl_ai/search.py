@@ -154,9 +154,10 @@ class SearchConfig:
     """Allocations open at the root before any visit (progressive widening)."""
     widening_coef: float = 5.0
     """Open allocations grow by widening_coef * N ** widening_alpha (N = root visits).
-    Against three heuristic bots at 10,000 iterations (the same 400 games) coefficients
-    0.4, 1, 2.5 and 5 won 39.4%, 42.0%, 45.5% and 47.0%: good splits lie deep in the prior
-    order, and a wide search needs the budget (at 3,000 iterations 2.5 won 39.3%, 1 won 46.5%)."""
+    Against three heuristic bots at 10,000 iterations (the same 400 games; tune_search.py)
+    coefficients 0.4, 1, 2.5 and 5 won 39.4%, 42.0%, 45.5% and 47.0%: good splits lie deep
+    in the prior order, and a wide search needs the budget (at 3,000 iterations 2.5 won
+    39.3%, 1 won 46.5%)."""
     widening_alpha: float = 0.5
     pimc_candidates: int = 24
     """PIMC evaluates only the first this-many allocations in prior order (all weather bets
@@ -164,7 +165,8 @@ class SearchConfig:
     playout_epsilon: float = 0.2
     """Chance that the rule policy plays a uniformly random legal move instead (keeps
     playouts from being one fixed line). Against three heuristic bots at 3,000 iterations
-    (400 games, same deals) 0.2 won 46.5% where 0.1 won 41.9% and 0.03 40.5%."""
+    (400 games, same deals; benchmarks/tune_search.py) 0.2 won 46.5% where 0.1 won 41.9% and
+    0.03 40.5%."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0

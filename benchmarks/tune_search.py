@@ -1,0 +1,117 @@
+"""Tuning runs for the search: one SearchConfig variant of ISMCTS against fixed opponents.
+
+The harness behind the tuned defaults in `csl_ai.search.SearchConfig` (playout_epsilon,
+widening_coef, allocation_model) and the diagnosis in the issue notes. Every deal (game
+seed BASE+d) is played once per seat with the tuned agent moving round the table, as in
+bench_strength.py; it prints the win share with a 95% interval bootstrapped over deals.
+With --phases the tuned agent searches only those decisions (allocate, weather, play) and
+plays the heuristic agent's move for the rest, to see what each kind of decision gains.
+
+Commands behind the figures quoted in search.py and README.md (base 777, 100 deals = 400
+games, 4 players, against three heuristic bots):
+  python benchmarks/tune_search.py --iters 3000 --config '{"playout_epsilon":0.1,"widening_coef":1}'
+  python benchmarks/tune_search.py --iters 3000 --config '{"playout_epsilon":0.2,"widening_coef":1}'
+  python benchmarks/tune_search.py --iters 3000 --config '{"playout_epsilon":0.2,"widening_coef":1,"allocation_model":"rules"}'
+  python benchmarks/tune_search.py --iters 10000 --config '{"widening_coef":1}'       # also 0.4, 2.5, 5
+  python benchmarks/tune_search.py --iters 10000 --phases allocate --config '{"widening_coef":1}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_strength import bootstrap  # noqa: E402
+from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent, play_game  # noqa: E402
+from csl_ai.game import Observation  # noqa: E402
+from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
+from csl_ai.rules import RulesConfig  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+
+PHASES = ("allocate", "weather", "play")
+
+
+def seed_of(*parts: object) -> int:
+    """A fixed seed for one agent in one game, independent of scheduling."""
+    key = "|".join(map(str, parts)).encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
+
+
+class PhaseHybrid:
+    """Searches the decisions of the chosen kinds; plays the heuristic's move for the rest."""
+
+    def __init__(self, search_agent: Agent, heuristic: Agent, phases: set[str]) -> None:
+        self.search_agent, self.heuristic, self.phases = search_agent, heuristic, phases
+        self.name = f"ismcts[{','.join(sorted(phases))}]+heuristic"
+
+    def act(self, obs: Observation) -> Move:
+        move = self.heuristic.act(obs)
+        kind = "allocate" if isinstance(move, Allocate) else "weather" if isinstance(move, Declare) else "play"
+        return self.search_agent.act(obs) if kind in self.phases else move
+
+
+def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float]:
+    """One game: the tuned agent at seat `rotation` of deal `deal`; its win share."""
+    args, deal, rotation = task
+    agents: list[Agent] = []
+    for seat in range(args["players"]):
+        if seat != rotation:
+            agents.append(make_agent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
+            continue
+        limit = SearchLimit(iterations=args["iters"], seed=seed_of(args["base"], deal, rotation, "test"))
+        agent: Agent = IsmctsAgent(limit, SearchConfig(**args["config"]))
+        if args["phases"]:
+            heuristic = HeuristicAgent(seed_of(args["base"], deal, rotation, "h"))
+            agent = PhaseHybrid(agent, heuristic, set(args["phases"]))
+        agents.append(agent)
+    game = play_game(RulesConfig(players=args["players"]), agents, args["base"] + deal)
+    return deal, game.result().win_share(rotation)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="{}", help="SearchConfig fields as a JSON object")
+    parser.add_argument("--iters", type=int, default=10_000)
+    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--base", type=int, default=777)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--phases", default="", help=f"comma-separated subset of {', '.join(PHASES)}")
+    a = parser.parse_args()
+    try:
+        config = json.loads(a.config)
+        SearchConfig(**config)
+    except (ValueError, TypeError) as e:
+        parser.error(f"--config: {e}")
+    phases = [p for p in a.phases.split(",") if p]
+    if any(p not in PHASES for p in phases):
+        parser.error(f"--phases: expected a subset of {', '.join(PHASES)}, got {a.phases!r}")
+    args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
+            "base": a.base, "phases": phases}
+    tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
+    started = time.perf_counter()
+    with multiprocessing.Pool(a.workers) as pool:
+        results = pool.map(play, tasks, chunksize=1)
+    shares: dict[int, list[float]] = {}
+    for deal, share in results:
+        shares.setdefault(deal, []).append(share)
+    mean = sum(s for _d, s in results) / len(results)
+    lo, hi = bootstrap(shares)
+    print(f"config {a.config} iters={a.iters} vs {a.opponent} players={a.players} "
+          f"phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
+          f"over {len(results)} games, {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
