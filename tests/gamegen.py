@@ -31,6 +31,17 @@ def step(game: Game, rng: random.Random) -> None:
     game.apply(rng.choice(game.legal_moves(seat)), seat)
 
 
+def drive(players: int, seed: int, stop: int) -> Game:
+    """A default-rules game driven by random legal moves for `stop` decisions (or until over)."""
+    game = Game(RulesConfig(players=players), seed=seed)
+    rng = random.Random(seed)
+    for _ in range(stop):
+        if game.is_over:
+            break
+        step(game, rng)
+    return game
+
+
 def json_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every path (keys and indexes) into a JSON value, the root included."""
     out = [prefix]

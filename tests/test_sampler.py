@@ -21,7 +21,7 @@ from csl_ai.errors import InvalidPositionError
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.rules import PLAYER_SPECS, RulesConfig
 from csl_ai.search import SearchSettingsError, sample_worlds, world_sampler
-from gamegen import chi_square_p
+from gamegen import chi_square_p, drive
 
 
 def colour_mask(colour: int) -> int:
@@ -30,18 +30,6 @@ def colour_mask(colour: int) -> int:
 
 def popcount(mask: int) -> int:
     return bin(mask).count("1")
-
-
-def drive(players: int, seed: int, stop: int) -> Game:
-    """A game driven by random legal moves for `stop` decisions (or until over)."""
-    game = Game(RulesConfig(players=players), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if game.is_over:
-            break
-        seat = rng.choice(game.pending_seats())
-        game.apply(rng.choice(game.legal_moves(seat)), seat)
-    return game
 
 
 def deciding_seat(game: Game, rng: random.Random) -> int:

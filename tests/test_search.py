@@ -26,20 +26,9 @@ from csl_ai.search import (
     search,
     world_sampler,
 )
+from gamegen import drive
 
 FAST = SearchLimit(iterations=64, seed=3)
-
-
-def drive(players: int, seed: int, stop: int) -> Game:
-    """A game driven by random legal moves for `stop` decisions (or until over)."""
-    game = Game(RulesConfig(players=players), seed=seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if game.is_over:
-            break
-        seat = rng.choice(game.pending_seats())
-        game.apply(rng.choice(game.legal_moves(seat)), seat)
-    return game
 
 
 # --- scripted two-player games -----------------------------------------------------------------
