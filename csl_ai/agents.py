@@ -20,22 +20,24 @@ between seeded agents under iteration limits replays identically.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cache
+from dataclasses import replace
 from typing import Final, Protocol, runtime_checkable
 
-import numpy as np
-
-from csl_ai import _core
 from csl_ai.errors import CslError, IllegalMoveError
-from csl_ai.game import Game, Observation, Phase, PublicView
+from csl_ai.game import Game, Observation, Phase
+from csl_ai.heuristic import (
+    DEFAULT_PARAMS,
+    HeuristicAgent,
+    HeuristicParams,
+    _cards,
+    _mask,
+    no_decision,
+)
 from csl_ai.moves import Allocate, Declare, Move, Play
-from csl_ai.notation import BLUE, MAX_RANK
-from csl_ai.rules import Kind, RulesConfig, Side, StarOption
+from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
 
 
@@ -70,13 +72,6 @@ PIMC_CONFIG: Final = SearchConfig(algorithm="pimc")
 """The search configuration of `PimcAgent`."""
 
 _SEED_BITS: Final = 63
-
-
-def _no_decision(agent: str, obs: Observation) -> CslError:
-    return CslError(
-        f"agent {agent!r} has no move to make: seat {obs.seat} is not to decide in the "
-        f"{obs.phase.value} phase"
-    )
 
 
 def decision_seed(base: int, obs: Observation) -> int:
@@ -128,546 +123,8 @@ class RandomAgent:
         )
         moves = [] if decided else obs.legal_moves()
         if not moves:
-            raise _no_decision(self.name, obs)
+            raise no_decision(self.name, obs)
         return self._rng.choice(moves)
-
-
-# --- heuristic ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HeuristicParams:
-    """The tuned constants of `HeuristicAgent`, in one place.
-
-    Values of sky cards are in points of (my score - the mean of the others' scores);
-    probabilities are rough per-card estimates, not exact.
-    """
-
-    candy_bonus: float = 1.5
-    """Added to every candy's marginal points: candies keep paying as the others collect."""
-    candy_future: float = 1.0
-    """Further candy bonus, scaled by the share of sky cards still to come."""
-    star_chance: float = 0.3
-    """Chance of collecting each further shooting star a seat still needs for all three."""
-    star_b_win: float = 60.0
-    """Worth of an outright win (3 stars on side B) in points."""
-    star_a_floor: float = 20.0
-    """Least worth assumed for the candy+spider+leopard points that 3 stars on side A double."""
-    declared_fresh: float = -12.0
-    """Worth of winning a sky card after declaring good weather with nothing won yet."""
-    declared_failed: float = -2.0
-    """Worth of winning a sky card after the good-weather bet is already lost."""
-    blue_decay: tuple[float, ...] = (0.82, 0.74, 0.86, 0.82)
-    """Chance a blue wins the trick it is played to is this to the power of the higher
-    blues others hold (the top blue always wins); one value per player count 2..5,
-    fitted to heuristic self-play."""
-    side_top: tuple[float, ...] = (0.5, 0.33, 0.22, 0.17)
-    """Chance the top red or green card wins the trick it is played to, per player count."""
-    side_decay: tuple[float, ...] = (0.72, 0.58, 0.8, 0.75)
-    """Factor per higher card of its colour others hold, per player count."""
-    trump_synergy: float = 0.12
-    """Extra expected tricks per blue in a pile that lacks a red or green (it can trump)."""
-    top_k_share: float = 0.5
-    """Blend between winning the best sky cards of a group (1) and an average one (0)."""
-    duck_share: float = 0.3
-    """Share of a sky card's negative worth counted when planning: unwanted tricks can often be ducked."""
-    one_colour_danger: float = 1.3
-    """Danger factor for a pile of one colour (no discard is possible in it)."""
-    weather_risk_scale: float = 0.65
-    """Scale on the summed per-card risks: cards' dangers are not independent (a declarer
-    picks when to shed each card), fitted so the chance of a clean round matches self-play."""
-    weather_points: float = 7.0
-    """Worth of an honoured good weather card."""
-    face_down_points: float = 2.0
-    """Points lost per sky card won after declaring (the card is turned face down)."""
-    weather_margin: float = 0.0
-    """Good weather is declared when its worth beats normal play by more than this."""
-    future_share: float = 1.0
-    """Spider and leopard are valued by the table's mean over the elements still to come,
-    of which a seat expects this share times 1/players (fitted in self-play: 1.0 beats
-    0.5 and 0.8 clearly, 1.3 is no better)."""
-    hold_ok: float = 0.75
-    """A following winner this likely to hold is good enough: the cheapest such is played."""
-    lead_min: float = 0.2
-    """Below this chance of holding, a lead for a wanted sky card saves strength instead."""
-    void_chance: float = 0.35
-    """Chance a later seat is out of the led colour and so can trump."""
-
-
-DEFAULT_PARAMS: Final = HeuristicParams()
-
-
-@cache
-def _kind_table(kind: Kind, side: int) -> tuple[int, ...]:
-    """Points of spider or leopard by element count 0..20, read from the core's scoring."""
-    table = []
-    for n in range(21):
-        elems = [0, 0, 0, 0]
-        elems[kind] = n
-        rows, _, _ = _core.score_tallies(
-            2, (side, side, side, side), 0, [tuple(elems), (0, 0, 0, 0)], [0, 0], [0, 0], [0, 0]
-        )
-        table.append(rows[0][int(kind)])
-    return tuple(table)
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _mask(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
-
-
-def _colour(card: int) -> int:
-    return card // MAX_RANK
-
-
-def _key(card: int) -> tuple[int, int]:
-    """Play strength order: any red or green below any blue, then by rank."""
-    return (1 if card < MAX_RANK else 0, card % MAX_RANK)
-
-
-_COLOUR_MASK: Final = tuple(((1 << MAX_RANK) - 1) << (MAX_RANK * c) for c in range(3))
-
-
-def _higher_same(card: int, pool: int) -> int:
-    """How many cards of pool are of card's colour and rank above it."""
-    colour_mask = _COLOUR_MASK[_colour(card)]
-    above = colour_mask & ~((1 << (card + 1)) - 1)
-    return (pool & above).bit_count()
-
-
-@dataclass
-class _Table:
-    """Public tallies as one seat sees them, projected to the end of the round."""
-
-    obs: Observation
-    view: PublicView
-    elems: list[list[int]]
-    """Face-up elements per seat, plus this round's for seats whose cards stay face up."""
-    round_won: list[int]
-    declared: list[bool | None]
-    unclaimed_stars: int
-    unclaimed_elements: tuple[int, int, int, int]
-    """Elements of each kind on sky cards not yet won (this round's rest and later rounds)."""
-    future: float
-    """Share of the game's sky cards not yet won (0 in the last trick)."""
-    sides: tuple[int, int, int, int]
-    star_twice: bool
-    values: dict[int, float] = field(default_factory=dict)
-
-
-class HeuristicAgent:
-    """A fast rule-based player that uses only its observation.
-
-    - Sky cards are valued in points from the seat's current tallies: candy by its
-      marginal points against the others plus a bonus (always somewhat good); spider and
-      leopard by how the card moves the table's mean over the elements still to come
-      (a seat expecting 1/players of them), so overshooting a count is seen coming;
-      shooting stars by side, by whether all three are still reachable for it, and by
-      denying a rival who could reach them.
-    - Allocation: every split of the hand is scored by expected tricks of each pile
-      (from card strength against the cards others hold) times the worth of its group;
-      a second score rates each split for losing every trick, and the better plan wins.
-    - Good weather is declared when the piles are weak enough that the expected +7
-      beats normal play; a declarer then plays to lose every trick.
-    - Cheap follows: win a wanted sky card with the cheapest card likely to hold, else
-      play low; shed the highest card that does not win when the sky card is unwanted.
-    """
-
-    name: str = "heuristic"
-
-    def __init__(self, seed: int | None = None, params: HeuristicParams = DEFAULT_PARAMS) -> None:
-        self.seed = seed
-        self.params = params
-        self._rng = random.Random(seed)
-
-    def act(self, obs: Observation) -> Move:
-        phase = obs.phase
-        if phase is Phase.ALLOCATE and obs.allocation is None:
-            table = self._table(obs)
-            return Allocate(self._allocate(table)[0])
-        if phase is Phase.WEATHER and obs.current.declarations[obs.seat] is None:
-            table = self._table(obs)
-            allocation = obs.allocation
-            if allocation is None:
-                raise _no_decision(self.name, obs)
-            normal, weather = self._plan_values(table, allocation)
-            return Declare(weather > normal + self.params.weather_margin)
-        if phase is Phase.PLAY and obs.to_move == obs.seat:
-            return Play(self._play(self._table(obs)))
-        raise _no_decision(self.name, obs)
-
-    # --- what the table looks like ----------------------------------------------------
-    def _table(self, obs: Observation) -> _Table:
-        view = obs.public_view()
-        core = view.core
-        n = obs.players
-        deck = obs.rules.game_deck.cards
-        current = obs.current
-        elems = [list(row) for row in core.elements]
-        round_won = [0] * n
-        round_elems = [[0, 0, 0, 0] for _ in range(n)]
-        claimed_positions = 0
-        for trick in current.tricks:
-            if trick.winner is None or trick.sky is None:
-                continue
-            claimed_positions += 1
-            card = deck[trick.sky]
-            round_won[trick.winner] += 1
-            round_elems[trick.winner][card.kind] += card.count
-        declared = list(current.declarations)
-        for s in range(n):
-            if declared[s] is not True:
-                for k in range(4):
-                    elems[s][k] += round_elems[s][k]
-        rest = list(current.line[claimed_positions:]) + list(view.unseen_sky)
-        unclaimed_stars = sum(1 for sky in rest if deck[sky].kind is Kind.STAR)
-        unclaimed = [0, 0, 0, 0]
-        for sky in rest:
-            unclaimed[deck[sky].kind] += deck[sky].count
-        sides = tuple(0 if side is Side.A else 1 for side in obs.rules.sides)
-        return _Table(
-            obs=obs,
-            view=view,
-            elems=elems,
-            round_won=round_won,
-            declared=declared,
-            unclaimed_stars=unclaimed_stars,
-            unclaimed_elements=(unclaimed[0], unclaimed[1], unclaimed[2], unclaimed[3]),
-            future=max(0, len(rest) - 1) / len(deck),
-            sides=(sides[0], sides[1], sides[2], sides[3]),
-            star_twice=obs.rules.star_option is StarOption.TWICE,
-        )
-
-    def _relative(self, table: _Table, elems: list[list[int]]) -> float:
-        """My kind points minus the mean of the others' (weather and face-down left out)."""
-        n = len(elems)
-        rows, _, _ = _core.score_tallies(
-            n,
-            table.sides,
-            0 if table.star_twice else 1,
-            [tuple(e) for e in elems],
-            [0] * n,
-            [0] * n,
-            [0] * n,
-        )
-        seat = table.obs.seat
-        mine = float(sum(rows[seat][:4]))
-        others = sum(float(sum(rows[s][:4])) for s in range(n) if s != seat) / (n - 1)
-        return mine - others
-
-    def _sky_value(self, table: _Table, sky: int) -> float:
-        """Worth to this seat of winning sky card `sky` (before any weather bet)."""
-        cached = table.values.get(sky)
-        if cached is not None:
-            return cached
-        p = self.params
-        card = table.obs.rules.game_deck.cards[sky]
-        seat = table.obs.seat
-        if card.kind is Kind.STAR:
-            value = self._star_value(table)
-        elif card.kind is Kind.CANDY:
-            after = [list(e) for e in table.elems]
-            after[seat][card.kind] += card.count
-            value = self._relative(table, after) - self._relative(table, table.elems)
-            value = max(value, 0.0) + p.candy_bonus + p.candy_future * table.future
-        else:
-            tab = _kind_table(card.kind, table.sides[card.kind])
-            have = table.elems[seat][card.kind]
-            left = max(0, table.unclaimed_elements[card.kind] - card.count)
-            q = min(1.0, p.future_share / table.obs.players)
-            value = _expected_points(tab, have + card.count, left, q) - _expected_points(
-                tab, have, left, q
-            )
-        table.values[sky] = value
-        return value
-
-    def _star_value(self, table: _Table) -> float:
-        """Worth of a shooting star: side points, the chance of all three, and denial."""
-        p = self.params
-        seat = table.obs.seat
-        side_b = table.sides[Kind.STAR] == 1
-        pair_cost = -10.0 if side_b else -5.0
-        mine = table.elems[seat][Kind.STAR]
-        rest = table.unclaimed_stars
-
-        def worth_of_three(s: int) -> float:
-            if side_b:
-                return p.star_b_win
-            base = max(float(self._kind_points(table, s)), p.star_a_floor)
-            return 2 * base if table.star_twice else base
-
-        def chance(have: int, left: int) -> float:
-            need = 3 - have
-            return p.star_chance**need if need <= left else 0.0
-
-        def points(t: int) -> float:
-            return pair_cost if t == 2 else 0.0
-
-        w = worth_of_three(seat)
-        value = points(mine + 1) - points(mine)
-        if mine + 1 >= 3:
-            value += w
-        else:
-            value += w * (chance(mine + 1, rest - 1) - chance(mine, rest))
-        for s in range(table.obs.players):
-            theirs = table.elems[s][Kind.STAR]
-            if s != seat and theirs >= 1:
-                value += worth_of_three(s) * chance(theirs, rest) / (1 if side_b else 2)
-        return value
-
-    def _kind_points(self, table: _Table, seat: int) -> int:
-        n = table.obs.players
-        rows, _, _ = _core.score_tallies(
-            n, table.sides, 0, [tuple(e) for e in table.elems], [0] * n, [0] * n, [0] * n
-        )
-        return sum(rows[seat][:3])
-
-    def _won_value(self, table: _Table, sky: int) -> float:
-        """Worth of winning sky now, counting this seat's good-weather bet."""
-        seat = table.obs.seat
-        if table.declared[seat] is True:
-            return (
-                self.params.declared_fresh
-                if table.round_won[seat] == 0
-                else self.params.declared_failed
-            )
-        return self._sky_value(table, sky)
-
-    # --- allocation and weather -------------------------------------------------------
-    def _card_powers(self, table: _Table) -> dict[int, float]:
-        """Per card of the hand: the chance it wins the trick it is played to.
-
-        Self-play showed nearly the same chances whether the holder tries to win or to
-        lose, so one estimate serves both plans."""
-        p = self.params
-        hand = table.obs.hand
-        others = table.obs.rules.spec.rain_cards & ~hand
-        win: dict[int, float] = {}
-        i = table.obs.players - 2
-        for card in _cards(hand):
-            hi = _higher_same(card, others)
-            if _colour(card) == BLUE:
-                win[card] = p.blue_decay[i] ** hi
-            else:
-                win[card] = p.side_top[i] * p.side_decay[i] ** hi
-        return win
-
-    def _group_values(self, table: _Table) -> list[list[float]]:
-        """Worth of each sky card of the round's line, best first, group by group."""
-        spec = table.obs.rules.spec
-        line = table.obs.current.line
-        out = []
-        start = 0
-        for size in spec.group_sizes:
-            out.append(
-                sorted(
-                    (self._sky_value(table, sky) for sky in line[start : start + size]),
-                    reverse=True,
-                )
-            )
-            start += size
-        return out
-
-    def _pile_scores(
-        self, values: Sequence[float], cards: Sequence[int], win: Mapping[int, float]
-    ) -> tuple[float, float, float]:
-        """(expected worth of the group's sky cards won, -log chance of winning none,
-        expected tricks won while trying to lose)."""
-        p = self.params
-        colours = {_colour(c) for c in cards}
-        blues = sum(1 for c in cards if _colour(c) == BLUE)
-        lacks_side = not ({1, 2} <= colours)
-        expected = sum(win[c] for c in cards) + (p.trump_synergy * blues if lacks_side else 0.0)
-        expected = min(expected, float(len(values)))
-        values = [v if v > 0 else p.duck_share * v for v in values]
-        top = sum(v * min(1.0, max(0.0, expected - i)) for i, v in enumerate(values))
-        mean = expected * sum(values) / len(values)
-        worth = p.top_k_share * top + (1 - p.top_k_share) * mean
-        factor = p.one_colour_danger if len(colours) == 1 else 1.0
-        dangers = [min(0.99, win[c] * factor) for c in cards]
-        risk = -sum(math.log(1 - d) for d in dangers)
-        return worth, risk, sum(dangers)
-
-    def _allocate(self, table: _Table) -> tuple[tuple[int, ...], bool]:
-        """The best split of the hand, and whether it is the good-weather plan.
-
-        Scores are sums over piles, so each possible pile is scored once per group and
-        the splits (`_split_table`) are compared with numpy.
-        """
-        p = self.params
-        win = self._card_powers(table)
-        sizes = table.obs.rules.spec.group_sizes
-        hand = _cards(table.obs.hand)
-        values = self._group_values(table)
-        splits, combos = _split_table(sizes)
-        worth = np.zeros(len(splits))
-        risk = np.zeros(len(splits))
-        tricks = np.zeros(len(splits))
-        for g, size in enumerate(sizes):
-            scores = np.array(
-                [
-                    self._pile_scores(values[g], [hand[i] for i in combo], win)
-                    for combo in combos[size]
-                ]
-            )
-            worth += scores[splits[:, g], 0]
-            risk += scores[splits[:, g], 1]
-            tricks += scores[splits[:, g], 2]
-        weather = self._weather_worth(risk, tricks)
-        noise = np.random.default_rng(self._rng.getrandbits(64)).random(len(splits)) * 1e-6
-        normal = int(np.argmax(worth + noise))
-        safe = int(np.argmax(weather + noise))
-        if weather[safe] > worth[normal] + p.weather_margin:
-            chosen, is_weather = safe, True
-        else:
-            chosen, is_weather = normal, False
-        piles = tuple(
-            _mask([hand[i] for i in combos[size][splits[chosen, g]]])
-            for g, size in enumerate(sizes)
-        )
-        return piles, is_weather
-
-    def _weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
-        """Worth of declaring: +7 if no trick is won, -2 per sky card won otherwise."""
-        p = self.params
-        clean = np.exp(-p.weather_risk_scale * risk)
-        return p.weather_points * clean - p.face_down_points * tricks
-
-    def _plan_values(self, table: _Table, piles: Sequence[int]) -> tuple[float, float]:
-        """(worth of normal play, worth of declaring good weather) with these piles."""
-        win = self._card_powers(table)
-        values = self._group_values(table)
-        totals = np.zeros(3)
-        for g, pile in enumerate(piles):
-            totals += self._pile_scores(values[g], _cards(pile), win)
-        weather = self._weather_worth(totals[1:2], totals[2:3])
-        return float(totals[0]), float(weather[0])
-
-    # --- card play --------------------------------------------------------------------
-    def _play(self, table: _Table) -> int:
-        p = self.params
-        obs = table.obs
-        core = table.view.core
-        seat = obs.seat
-        n = obs.players
-        legal = _cards(core.legal_plays())
-        if len(legal) == 1:
-            return legal[0]
-        current = obs.current
-        trick = current.tricks[-1] if current.tricks and not current.tricks[-1].complete else None
-        plays = [card for _, card in trick.plays] if trick is not None else []
-        group = core.group
-        spec = obs.rules.spec
-        end = sum(spec.group_sizes[: group + 1])
-        pos = core.line_pos
-        value = self._won_value(table, current.line[pos])
-        later_wanted = any(self._won_value(table, sky) > 0 for sky in current.line[pos + 1 : end])
-        pool = spec.rain_cards & ~obs.hand & ~core.played
-        later_seats = [(seat + i) % n for i in range(1, n - len(plays))]
-        hidden = sum(table.view.hidden_counts[s][group] for s in later_seats)
-        share = min(1.0, hidden / max(1, pool.bit_count()))
-        led = _colour(plays[0]) if plays else -1
-        best = _trick_best(plays)
-
-        def hold(card: int) -> float:
-            """Chance no later seat beats card (if it is winning now)."""
-            if not later_seats:
-                return 1.0
-            higher = _higher_same(card, pool)
-            beaten_by_colour = float((1 - share) ** higher)
-            if _colour(card) == BLUE:
-                return beaten_by_colour
-            blues = (pool & _COLOUR_MASK[BLUE]).bit_count()
-            return beaten_by_colour * float((1 - share * p.void_chance) ** blues)
-
-        winners = [c for c in legal if best is None or _beats(c, best, led)]
-        losers = [c for c in legal if c not in winners]
-        lowest = min(legal, key=_key)
-        if value > 0:
-            if not plays:
-                chances = {c: hold(c) for c in legal}
-                top = max(chances.values())
-                if top < p.lead_min and later_wanted:
-                    return lowest
-                return min((c for c in legal if chances[c] >= top - 0.05), key=_key)
-            if winners:
-                if not later_seats:
-                    return min(winners, key=_key)
-                chances = {c: hold(c) for c in winners}
-                safe = [c for c in winners if chances[c] >= p.hold_ok]
-                if safe:
-                    return min(safe, key=_key)
-                return max(winners, key=lambda c: (chances[c], _key(c)))
-            return min(legal, key=_key) if later_wanted else max(legal, key=_key)
-        if losers:
-            return min(losers, key=_key) if later_wanted else max(losers, key=_key)
-        if not later_seats:
-            return max(legal, key=_key)
-        return min(legal, key=lambda c: (hold(c), _key(c)))
-
-
-@cache
-def _expected_points(tab: tuple[int, ...], have: int, left: int, q: float) -> float:
-    """Mean points of the table at have + F, F ~ Binomial(left, q) more elements."""
-    total = 0.0
-    for f in range(left + 1):
-        total += (
-            math.comb(left, f) * q**f * (1 - q) ** (left - f) * tab[min(have + f, len(tab) - 1)]
-        )
-    return total
-
-
-@cache
-def _split_table(sizes: tuple[int, ...]) -> tuple[np.ndarray, dict[int, list[tuple[int, ...]]]]:
-    """Every split of hand positions 0..n-1 into piles of these sizes.
-
-    Returns (splits, combos): ``combos[k]`` lists the k-subsets of positions and
-    ``splits[i, g]`` is the index in ``combos[sizes[g]]`` of split i's pile g.
-    """
-    n = sum(sizes)
-    combos = {k: list(itertools.combinations(range(n), k)) for k in set(sizes)}
-    index = {k: {c: i for i, c in enumerate(cs)} for k, cs in combos.items()}
-    rows: list[list[int]] = []
-
-    def extend(rest: tuple[int, ...], g: int, row: list[int]) -> None:
-        if g == len(sizes):
-            rows.append(row)
-            return
-        for pile in itertools.combinations(rest, sizes[g]):
-            left = tuple(i for i in rest if i not in pile)
-            extend(left, g + 1, row + [index[sizes[g]][pile]])
-
-    extend(tuple(range(n)), 0, [])
-    return np.array(rows, dtype=np.intp), combos
-
-
-def _trick_best(plays: Sequence[int]) -> int | None:
-    """The card winning a trick so far (weather rule), None before the lead."""
-    if not plays:
-        return None
-    blues = [c for c in plays if _colour(c) == BLUE]
-    if blues:
-        return max(blues)
-    led = _colour(plays[0])
-    return max(c for c in plays if _colour(c) == led)
-
-
-def _beats(card: int, best: int, led: int) -> bool:
-    """Whether card, played now, would take the trick from best."""
-    if _colour(card) == BLUE:
-        return _colour(best) != BLUE or card > best
-    return _colour(best) != BLUE and _colour(card) == led and card > best
 
 
 # --- search agents ----------------------------------------------------------------------------
@@ -892,3 +349,23 @@ def play_game(
         if on_move is not None:
             on_move(game, seat, move)
     return game
+
+
+__all__: Sequence[str] = (
+    "AGENT_KINDS",
+    "DEFAULT_LEVEL",
+    "DEFAULT_PARAMS",
+    "DEFAULT_PIMC_ITERATIONS",
+    "LEVELS",
+    "PIMC_CONFIG",
+    "Agent",
+    "AgentSpecError",
+    "HeuristicAgent",
+    "HeuristicParams",
+    "IsmctsAgent",
+    "PimcAgent",
+    "RandomAgent",
+    "decision_seed",
+    "make_agent",
+    "play_game",
+)

@@ -123,6 +123,24 @@ def test_random_allocation_is_uniform_over_legal_allocations() -> None:
     assert chi2 < 43.8  # chi-square, 19 degrees of freedom, p = 0.001
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_heuristic_allocation_is_its_best_valued_split(players: int) -> None:
+    """allocation_values (the search's allocation order) rates every legal split, and the
+    agent's own allocation is the best rated."""
+    for seed in range(3):
+        obs = Game(RulesConfig(players=players), seed=seed).observation(seed % players)
+        agent = HeuristicAgent(seed=seed)
+        values = agent.allocation_values(obs)
+        assert set(values) == {m.piles for m in obs.legal_moves()}
+        move = agent.act(obs)
+        assert isinstance(move, Allocate)
+        assert values[move.piles] == pytest.approx(max(values.values()), abs=1e-5)
+    game = Game(RulesConfig(players=players), seed=0)
+    game.apply(HeuristicAgent(seed=0).act(game.observation(0)), 0)
+    with pytest.raises(CslError):
+        HeuristicAgent().allocation_values(game.observation(0))
+
+
 def test_agents_refuse_when_not_their_decision() -> None:
     game = Game(RulesConfig(players=4), seed=1)
     game.apply(RandomAgent(0).act(game.observation(0)), 0)
