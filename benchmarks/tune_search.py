@@ -14,6 +14,15 @@ games, 4 players, against three heuristic bots):
   python benchmarks/tune_search.py --iters 3000 --config '{"playout_epsilon":0.2,"widening_coef":1,"allocation_model":"rules"}'
   python benchmarks/tune_search.py --iters 10000 --config '{"widening_coef":1}'       # also 0.4, 2.5, 5
   python benchmarks/tune_search.py --iters 10000 --phases allocate --config '{"widening_coef":1}'
+
+Third session (allocation_root, allocation_order, halving_min_worlds):
+  python benchmarks/tune_search.py --deals 200                                   # 47.3%
+  python benchmarks/tune_search.py --deals 200 --config '{"allocation_order":"playout"}'  # 45.7%
+  python benchmarks/tune_search.py --config '{"allocation_order":"playout","allocation_root":"ucb"}'  # 47.0%
+  python benchmarks/tune_search.py --deals 300 --phases allocate                 # 35.6%
+  python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"allocation_order":"playout"}'  # 33.9%
+  python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"allocation_order":"playout","allocation_root":"ucb"}'  # 33.1%
+  python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"halving_min_worlds":3}'   # 35.4%; 24: 30.1%
 """
 
 from __future__ import annotations

@@ -230,6 +230,8 @@ class SearchEngine:
         pw_base: float,
         pw_coef: float,
         pw_alpha: float,
+        halving: int,
+        halving_min_worlds: int,
         pimc_candidates: int,
         epsilon: float,
         weather_threshold: float,
@@ -245,6 +247,8 @@ class SearchEngine:
     @property
     def candidates(self) -> list[tuple[int, ...] | bool | int]:
         """Every root candidate in prior order."""
+    def set_order(self, order: list[int]) -> None:
+        """Put the allocation candidates in this order (a permutation of their indices)."""
     def modelled_world(self, world: CoreState, seed: int) -> CoreState:
         """world as the search plays it (the others' unseen splits by the rules, if modelled)."""
     def playout_trace(self, world: CoreState, seed: int) -> tuple[CoreState, list[_TraceEvent]]:

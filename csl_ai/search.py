@@ -25,8 +25,11 @@ differs in every world and so never share a statistic; the declared mask is a pu
 played out. (Option opponents="rules": the others' card plays in the tree come from the
 no-peek rules too, which is single-observer ISMCTS for the searching seat; in 4-player
 games against rule-based bots it measured no better, so the default is the tree.)
-Allocations (up to 1680) are ordered by a prior (strength placed where the
-sky cards are worth most) and opened by progressive widening. As in every determinized
+Allocations (up to 1680) are ordered by the heuristic agent's worth of each split
+(csl_ai.heuristic) and, under an iteration budget, decided by sequential halving over
+common worlds: the first m in that order each meet the same sampled worlds with the same
+playout stream, and the worse half goes after every round, so every comparison is paired
+(under a time limit alone: UCB with progressive widening). As in every determinized
 search, the statistics are gathered over worlds drawn from the searcher's view, so the
 others' tree statistics still reflect the searcher's actual hand in aggregate (the
 known limit of ISMCTS); no single world's hidden cards ever reach a decision.
@@ -60,6 +63,7 @@ from typing import Any, Literal
 from csl_ai import _core
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
+from csl_ai.heuristic import HeuristicAgent
 from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
 from csl_ai.rules import Kind, Side
 
@@ -68,6 +72,8 @@ Utility = Literal["win", "points"]
 PlayoutPolicy = Literal["rules", "random"]
 OpponentModel = Literal["tree", "rules"]
 AllocationModel = Literal["rules", "uniform"]
+AllocationRoot = Literal["halving", "ucb"]
+AllocationOrder = Literal["heuristic", "playout"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -159,6 +165,28 @@ class SearchConfig:
     in the prior order, and a wide search needs the budget (at 3,000 iterations 2.5 won
     39.3%, 1 won 46.5%)."""
     widening_alpha: float = 0.5
+    allocation_order: AllocationOrder = "heuristic"
+    """The prior order of the allocations: "heuristic" (the heuristic agent's worth of each
+    split, its better plan of normal play and good weather; csl_ai.heuristic) or "playout"
+    (the playout rules' quick score: danger placed where the sky cards are worth most, plus
+    void_bonus). Only the first allocations in this order are searched. At 10,000
+    iterations against three heuristic bots (same deals, base 777) "heuristic" won 35.6%
+    against 33.9% when only the allocation was searched (1,200 games) and 47.3% against
+    45.7% in whole games (800 games)."""
+    allocation_root: AllocationRoot = "halving"
+    """How an allocation root spends an iteration budget: "halving" (sequential halving
+    over common worlds: the first m allocations in prior order, halved round by round,
+    every survivor tried on the same sampled worlds with the same playout stream, so each
+    comparison is paired and the answer's statistics rest on many visits) or "ucb" (UCB1
+    with progressive widening). Under a time limit alone the budget is not known in
+    advance and "ucb" is used. Their strength is the same within noise (whole games 45.7%
+    over 800 against 47.0% over the first 400; allocation only 33.9% against 33.1% over
+    1,200); halving ends with about 1,500 visits on its choice where UCB's best has 50-80."""
+    halving_min_worlds: int = 8
+    """Worlds each allocation gets in the first halving round; m is the largest count
+    (at most all allocations) with m * ceil(log2 m) * halving_min_worlds <= iterations.
+    At 10,000 iterations (m = 156), 3 (m about 370) did as well and 24 (m about 60) lost
+    5 points when only the allocation was searched."""
     pimc_candidates: int = 24
     """PIMC evaluates only the first this-many allocations in prior order (all weather bets
     and card plays)."""
@@ -195,6 +223,8 @@ class SearchConfig:
             "playout": ("rules", "random"),
             "opponents": ("tree", "rules"),
             "allocation_model": ("rules", "uniform"),
+            "allocation_root": ("halving", "ucb"),
+            "allocation_order": ("heuristic", "playout"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -220,6 +250,10 @@ class SearchConfig:
                 raise SearchSettingsError(f"{name} must be >= 0, got {getattr(self, name)!r}")
         if not _is_int(self.pimc_candidates) or self.pimc_candidates < 1:
             raise SearchSettingsError(f"pimc_candidates must be a positive integer, got {self.pimc_candidates!r}")
+        if not _is_int(self.halving_min_worlds) or self.halving_min_worlds < 1:
+            raise SearchSettingsError(
+                f"halving_min_worlds must be a positive integer, got {self.halving_min_worlds!r}"
+            )
         if not _is_int(self.initial_nodes) or self.initial_nodes < 64:
             raise SearchSettingsError(f"initial_nodes must be an integer >= 64, got {self.initial_nodes!r}")
 
@@ -369,7 +403,7 @@ def _policy_kwargs(obs: Observation, config: SearchConfig) -> dict[str, Any]:
 def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
     sampler = world_sampler(obs)
     try:
-        return _core.SearchEngine(
+        engine = _core.SearchEngine(
             sampler,
             obs.seat,
             algorithm=0 if config.algorithm == "ismcts" else 1,
@@ -384,12 +418,19 @@ def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
             pw_base=config.widening_base,
             pw_coef=config.widening_coef,
             pw_alpha=config.widening_alpha,
+            halving=1 if config.allocation_root == "halving" else 0,
+            halving_min_worlds=config.halving_min_worlds,
             pimc_candidates=config.pimc_candidates,
             void_bonus=config.void_bonus,
             **_policy_kwargs(obs, config),
         )
     except ValueError as e:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
+    if engine.root_kind == 0 and config.allocation_order == "heuristic":
+        values = HeuristicAgent().allocation_values(obs)
+        candidates = engine.candidates
+        engine.set_order(sorted(range(len(candidates)), key=lambda i: (-values[candidates[i]], i)))
+    return engine
 
 
 def _move(kind: int, candidate: Any) -> Move:

@@ -18,6 +18,10 @@
 # opponents_rules the others' card plays in the tree come from the rules as well (one tree,
 # single-observer ISMCTS for the searcher).
 #
+# Allocation roots under an iteration budget use sequential halving (halving_iteration):
+# the first m candidates in prior order, each round trying every survivor on the same worlds
+# with the same playout stream and keeping the better half by mean utility.
+#
 # Tree storage: one preallocated pool of 32-byte nodes per worker, children found through
 # an open-addressing table keyed by (parent, key) plus a per-node mask of the keys present,
 # so selection touches only the children legal in the sampled world.
@@ -131,6 +135,8 @@ ctypedef struct SearchSpec:
     double pw_base
     double pw_coef
     double pw_alpha
+    int32_t halving             # 1: allocation roots by sequential halving over common worlds
+    int32_t halving_min_worlds  # worlds each candidate gets in the first halving round
 
 
 ctypedef struct RootStat:
@@ -157,6 +163,16 @@ ctypedef struct Worker:
     int64_t worlds
     int32_t failed
     double cpu_s        # thread CPU time spent searching
+    # sequential halving at an allocation root (see halving_iteration)
+    int32_t* alive      # surviving candidates; the first n_alive entries
+    int32_t n_alive
+    int32_t next_alive  # next survivor to try on the current world; 0: draw a new world
+    int32_t rounds_left
+    int32_t halving_on
+    int64_t budget_left
+    int64_t round_worlds_left
+    Rng world_rng       # the current world's playout stream, the same for every survivor
+    State world
 
 
 ctypedef struct Trace:
@@ -822,11 +838,24 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
 
 
 cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
-    """One determinization: sample a world, descend both trees to the first new node,
-    play out to the end of the game, back the utilities up."""
+    """One determinization: sample a world, pick a root candidate by UCB (with progressive
+    widening for allocations), then descend from it (ismcts_descend)."""
     cdef State st
+    cdef int ci
+    sampler_draw(sp.sampler, &w.rng, &st)
+    if sp.model_allocations:
+        model_unseen_allocations(sp, &st, &w.rng)
+    w.worlds += 1
+    ci = select_root(sp, w)
+    ismcts_descend(sp, w, &st, ci, &w.rng)
+
+
+cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, Rng* rng) noexcept nogil:
+    """Apply root candidate ci to world (consumed), descend both trees to the first new
+    node, play out to the end of the game, back the utilities up."""
+    cdef State st = world[0]
     cdef int32_t path[MAX_PATH]
-    cdef int plen = 0, created = 0, n, s, ci, p, key, round0, root = sp.root_seat
+    cdef int plen = 0, created = 0, n, s, p, key, round0, root = sp.root_seat
     cdef int32_t rc, pc
     cdef uint64_t legal
     cdef uint64_t piles[MAX_GROUPS]
@@ -835,13 +864,8 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     cdef double pts[MAX_PLAYERS]
     cdef RootStat* rs
     cdef Node* nd
-    sampler_draw(sp.sampler, &w.rng, &st)
-    if sp.model_allocations:
-        model_unseen_allocations(sp, &st, &w.rng)
-    w.worlds += 1
     n = st.cfg.n_players
     round0 = st.round
-    ci = select_root(sp, w)
     rs = &w.root[ci]
     if rs.node < 0:
         rs.node = new_node(w, -1, ci, root)
@@ -856,7 +880,7 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
             p = st.to_move
             legal = legal_plays(&st)
             if p != root and sp.opponents_rules:
-                key = policy_card(&st, &sp.policy, &w.rng)
+                key = policy_card(&st, &sp.policy, rng)
                 rc = child_or_new(w, rc, key, p, &created)
                 path[plen] = rc
                 plen += 1
@@ -881,7 +905,7 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
         elif st.phase == PHASE_ALLOCATE:
             for s in range(n):
                 if not (st.allocated_mask >> s) & 1:
-                    policy_allocate(&st, &sp.policy, s, &w.rng, piles)
+                    policy_allocate(&st, &sp.policy, s, rng, piles)
                     state_allocate(&st, s, piles)
         elif st.phase == PHASE_WEATHER:
             if not (st.weather_done_mask >> root) & 1:
@@ -893,7 +917,7 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
                     break
             for s in range(n):
                 if not (st.weather_done_mask >> s) & 1:
-                    state_declare(&st, s, policy_declare(&st, &sp.policy, s, &w.rng))
+                    state_declare(&st, s, policy_declare(&st, &sp.policy, s, rng))
             key = st.declared_mask
             rc = child_or_new(w, rc, key, -1, &created)
             path[plen] = rc
@@ -904,7 +928,7 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
                 plen += 1
         else:
             break
-    playout(sp, &st, &w.rng)
+    playout(sp, &st, rng)
     outcome(sp, &st, u, share, pts)
     for s in range(plen):
         nd = &w.pool[path[s]]
@@ -912,6 +936,91 @@ cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
         if nd.mover >= 0:
             nd.reward += u[nd.mover]
     record_root(sp, rs, u, share, pts)
+
+
+cdef void halving_size_round(Worker* w) noexcept nogil:
+    """Worlds for the coming round: an equal share of the budget per round left, one
+    iteration always kept back so that the last survivor ends with the most visits."""
+    cdef int64_t worlds
+    if w.rounds_left <= 0 or w.n_alive <= 1:
+        w.round_worlds_left = (<int64_t>1) << 62
+        return
+    worlds = (w.budget_left - 1) // (w.rounds_left * w.n_alive)
+    w.round_worlds_left = worlds if worlds >= 1 else 1
+
+
+cdef void halving_start(const SearchSpec* sp, Worker* w, int64_t budget) noexcept nogil:
+    """Sequential halving (Karnin, Koren & Somekh 2013) over the first m allocations in prior
+    order: m as large as lets each get halving_min_worlds worlds in the first of its
+    ceil(log2 m) rounds, which share the budget equally."""
+    cdef int64_t m = sp.n_cand, rounds, i
+    while m > 2:
+        rounds = 0
+        while (1 << rounds) < m:
+            rounds += 1
+        if m * rounds * sp.halving_min_worlds <= budget:
+            break
+        m -= 1
+    if m < 1:
+        m = 1
+    rounds = 0
+    while (1 << rounds) < m:
+        rounds += 1
+    for i in range(m):
+        w.alive[i] = <int32_t>i
+    w.n_alive = <int32_t>m
+    w.next_alive = 0
+    w.rounds_left = <int32_t>rounds
+    w.budget_left = budget
+    w.halving_on = 1
+    halving_size_round(w)
+
+
+cdef inline bint _ranks_before(const Worker* w, int32_t a, int32_t b) noexcept nogil:
+    if w.root[a].mean != w.root[b].mean:
+        return w.root[a].mean > w.root[b].mean
+    return a < b
+
+
+cdef void halving_next_round(Worker* w) noexcept nogil:
+    """Keep the better half of the survivors by mean utility (ties: prior order). Every
+    survivor has been tried on the same worlds, so the comparison is paired."""
+    cdef int i, j
+    cdef int32_t x
+    for i in range(1, w.n_alive):
+        x = w.alive[i]
+        j = i - 1
+        while j >= 0 and _ranks_before(w, x, w.alive[j]):
+            w.alive[j + 1] = w.alive[j]
+            j -= 1
+        w.alive[j + 1] = x
+    w.n_alive = (w.n_alive + 1) // 2
+    w.rounds_left -= 1
+    halving_size_round(w)
+
+
+cdef void halving_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
+    """One iteration of sequential halving: the next survivor on the current world, with
+    the world's own playout stream (common random numbers: every survivor meets the same
+    hidden cards, the same later deals and, as far as play stays alike, the same random
+    choices)."""
+    cdef State st
+    cdef Rng rng
+    if w.next_alive == 0:
+        if w.round_worlds_left <= 0:
+            halving_next_round(w)
+        sampler_draw(sp.sampler, &w.rng, &w.world)
+        if sp.model_allocations:
+            model_unseen_allocations(sp, &w.world, &w.rng)
+        rng_seed(&w.world_rng, rng_next(&w.rng))
+        w.worlds += 1
+        w.round_worlds_left -= 1
+    rng = w.world_rng
+    ismcts_descend(sp, w, &w.world, w.alive[w.next_alive], &rng)
+    w.next_alive += 1
+    if w.next_alive >= w.n_alive:
+        w.next_alive = 0
+    w.budget_left -= 1
 
 
 cdef inline int pimc_width(const SearchSpec* sp) noexcept nogil:
@@ -966,6 +1075,9 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
     cdef double cpu0 = thread_cpu_s()
     if sp.algorithm == ALGO_PIMC:
         step = pimc_width(sp)
+    elif (sp.halving and sp.root_kind == ROOT_ALLOCATE and iterations > 0 and w.iterations == 0
+          and sp.n_cand > 1):
+        halving_start(sp, w, iterations)
     while True:
         if iterations > 0 and done + step > iterations and (done > 0 or w.iterations > 0):
             break
@@ -976,7 +1088,10 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
             if w.used + RESERVE_NODES > w.cap and not worker_alloc(w, w.cap * 2):
                 w.failed = 1
                 break
-            ismcts_iteration(sp, w)
+            if w.halving_on:
+                halving_iteration(sp, w)
+            else:
+                ismcts_iteration(sp, w)
         else:
             pimc_iteration(sp, w)
         w.iterations += step
@@ -1023,7 +1138,7 @@ cdef class SearchEngine:
     def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
                  int rules_playout, int opponents_rules, int model_allocations, double c_uct, double margin_weight,
                  double margin_scale, double points_scale, double pw_base, double pw_coef,
-                 double pw_alpha,
+                 double pw_alpha, int halving, int halving_min_worlds,
                  int pimc_candidates, double epsilon, double weather_threshold,
                  double weather_blue, double weather_power, double candy_value,
                  double star_three_value, double potential_decay, double void_bonus):
@@ -1044,6 +1159,8 @@ cdef class SearchEngine:
         self.sp.pw_base = pw_base
         self.sp.pw_coef = pw_coef
         self.sp.pw_alpha = pw_alpha
+        self.sp.halving = halving
+        self.sp.halving_min_worlds = halving_min_worlds if halving_min_worlds > 0 else 1
         self.sp.pimc_candidates = pimc_candidates if pimc_candidates > 0 else 1
         policy_init(&self.sp.policy, &base.cfg, rules_playout, epsilon, weather_threshold,
                     weather_blue, weather_power, candy_value, star_three_value, potential_decay,
@@ -1082,6 +1199,17 @@ cdef class SearchEngine:
         self.sp.opponents_rules = opponents_rules
         self.sp.model_allocations = model_allocations if rules_playout else 0
         self.sp.two_trees = 1 if self.root_kind != ROOT_PLAY and not opponents_rules else 0
+
+    def set_order(self, order):
+        """Put the allocation candidates in the given order (a permutation of their indices),
+        before any worker is made: the search opens them in this order."""
+        cdef int i, g
+        if self.root_kind != ROOT_ALLOCATE or sorted(order) != list(range(self.n_candidates)):
+            raise ValueError("set_order needs a permutation of the allocation candidates")
+        piles = [self.candidate(k) for k in order]
+        for i in range(self.n_candidates):
+            for g in range(len(piles[i])):
+                self.sp.cand_piles[i * MAX_GROUPS + g] = piles[i][g]
 
     def candidate(self, int i):
         """Root candidate i (prior order): a pile tuple, a boolean or a card index."""
@@ -1153,7 +1281,8 @@ cdef class SearchWorker:
         self.engine = engine
         memset(&self.w, 0, sizeof(Worker))
         self.w.root = <RootStat*>alloc_lines(engine.n_candidates * sizeof(RootStat))
-        if self.w.root == NULL or not worker_alloc(&self.w, capacity if capacity > 16 else 16):
+        self.w.alive = <int32_t*>malloc(engine.n_candidates * sizeof(int32_t))
+        if self.w.root == NULL or self.w.alive == NULL or not worker_alloc(&self.w, capacity if capacity > 16 else 16):
             raise MemoryError()
         memset(self.w.root, 0, engine.n_candidates * sizeof(RootStat))
         for i in range(engine.n_candidates):
@@ -1166,6 +1295,7 @@ cdef class SearchWorker:
         free(self.w.pool)
         free(self.w.table)
         free(self.w.root)
+        free(self.w.alive)
 
     def run(self, long iterations, double seconds) -> int:
         """Search without the GIL; returns the iterations done in this call."""

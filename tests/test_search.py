@@ -4,6 +4,7 @@ results, a playout that follows the rules core exactly, and rules that never pee
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Sequence
 
@@ -11,6 +12,7 @@ import pytest
 
 from csl_ai import _core
 from csl_ai.errors import InvalidPositionError
+from csl_ai.heuristic import HeuristicAgent
 from csl_ai.game import Game, Phase
 from csl_ai.moves import Allocate, Declare, Play
 from csl_ai.notation import card_colour, card_rank, parse_card, parse_cards, parse_piles
@@ -20,6 +22,7 @@ from csl_ai.search import (
     SearchLimit,
     SearchResult,
     SearchSettingsError,
+    _engine,
     _policy_kwargs,
     heuristic_move,
     sample_worlds,
@@ -215,10 +218,61 @@ def test_result_fields_and_json() -> None:
 def test_allocation_search_widens_and_answers_a_split() -> None:
     game = Game(RulesConfig(players=4), seed=12)
     obs = game.observation(2)
-    result = search(obs, SearchLimit(iterations=3000, seed=4))
+    result = search(obs, SearchLimit(iterations=3000, seed=4), SearchConfig(allocation_root="ucb"))
     assert isinstance(result.best_move, Allocate)
     assert result.best_move in obs.legal_moves()
     assert 10 < len(result.moves) < 1680
+    assert result.worlds_sampled == 3000
+
+
+def halving_width(budget: int, candidates: int, min_worlds: int) -> int:
+    """The m of SearchConfig.halving_min_worlds, by its definition."""
+    for m in range(candidates, 2, -1):
+        if m * math.ceil(math.log2(m)) * min_worlds <= budget:
+            return m
+    return min(2, candidates)
+
+
+@pytest.mark.parametrize("players, budget", [(4, 3000), (4, 777), (3, 2000), (5, 400)])
+def test_allocation_halving_rounds(players: int, budget: int) -> None:
+    """Sequential halving: m candidates, each round halves them, a round's losers share one
+    visit count, the survivor ends with the most visits, and worlds are shared."""
+    obs = Game(RulesConfig(players=players), seed=21).observation(1)
+    n = len(obs.legal_moves())
+    m = halving_width(budget, n, 8)
+    result = search(obs, SearchLimit(iterations=budget, seed=5))
+    assert result.iterations == budget == sum(s.visits for s in result.moves)
+    assert len(result.moves) == m
+    assert result.worlds_sampled < budget
+    visits = [s.visits for s in result.moves]
+    assert visits[0] > visits[1]
+    groups: dict[int, int] = {}
+    for v in visits[1:]:
+        groups[v] = groups.get(v, 0) + 1
+    alive, expected = m, []
+    while alive > 1:
+        expected.append(alive - (alive + 1) // 2)
+        alive = (alive + 1) // 2
+    assert [groups[v] for v in sorted(groups)] == expected
+
+
+def test_allocation_order_follows_the_heuristic_evaluation() -> None:
+    obs = Game(RulesConfig(players=4), seed=8).observation(3)
+    values = HeuristicAgent().allocation_values(obs)
+    assert set(values) == {m.piles for m in obs.legal_moves()}
+    heuristic = _engine(obs, SearchConfig()).candidates
+    assert [values[c] for c in heuristic] == sorted(values.values(), reverse=True)
+    playout = _engine(obs, SearchConfig(allocation_order="playout")).candidates
+    assert sorted(playout) == sorted(heuristic) and playout != heuristic
+    engine = _engine(obs, SearchConfig(allocation_order="playout"))
+    engine.set_order(list(reversed(range(len(playout)))))
+    assert engine.candidates == playout[::-1]
+    for bad in ([0, 0], list(range(len(playout) + 1))):
+        with pytest.raises(ValueError):
+            engine.set_order(bad)
+    play = drive(4, 2, 12)
+    with pytest.raises(ValueError):
+        _engine(play.observation(play.to_move), SearchConfig()).set_order([0])
 
 
 def test_points_utility_reports_points() -> None:
