@@ -427,10 +427,16 @@ def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
     except ValueError as e:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
     if engine.root_kind == 0 and config.allocation_order == "heuristic":
-        values = HeuristicAgent().allocation_values(obs)
-        candidates = engine.candidates
-        engine.set_order(sorted(range(len(candidates)), key=lambda i: (-values[candidates[i]], i)))
+        _order_by_heuristic(engine, obs)
     return engine
+
+
+def _order_by_heuristic(engine: _core.SearchEngine, obs: Observation) -> None:
+    """Put the allocation candidates in the heuristic agent's order, best split first
+    (ties in the engine's own order)."""
+    values = HeuristicAgent().allocation_values(obs)
+    worth = [values[tuple(piles)] for piles in engine.candidates if isinstance(piles, tuple)]
+    engine.set_order(sorted(range(len(worth)), key=lambda i: (-worth[i], i)))
 
 
 def _move(kind: int, candidate: Any) -> Move:
