@@ -23,6 +23,9 @@ Third session (allocation_root, allocation_order, halving_min_worlds):
   python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"allocation_order":"playout"}'  # 33.9%
   python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"allocation_order":"playout","allocation_root":"ucb"}'  # 33.1%
   python benchmarks/tune_search.py --deals 300 --phases allocate --config '{"halving_min_worlds":3}'   # 35.4%; 24: 30.1%
+  python benchmarks/tune_search.py --opponent random --base 20000                # 87.0%
+  python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"playout"}'  # 88.7%
+  python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"playout","allocation_root":"ucb"}'  # 89.7%
 """
 
 from __future__ import annotations

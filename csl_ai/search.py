@@ -172,7 +172,8 @@ class SearchConfig:
     void_bonus). Only the first allocations in this order are searched. At 10,000
     iterations against three heuristic bots (same deals, base 777) "heuristic" won 35.6%
     against 33.9% when only the allocation was searched (1,200 games) and 47.3% against
-    45.7% in whole games (800 games)."""
+    45.7% in whole games (800 games); against three random bots (400 games, base 20000)
+    it won 87.0% against 88.7%: its worths assume sensible opponents."""
     allocation_root: AllocationRoot = "halving"
     """How an allocation root spends an iteration budget: "halving" (sequential halving
     over common worlds: the first m allocations in prior order, halved round by round,
