@@ -444,14 +444,9 @@ class HeuristicAgent:
             raise no_decision(self.name, obs)
         worth, weather = self._split_values(self._table(obs))
         best = np.maximum(worth, weather).tolist()
-        sizes = obs.rules.spec.group_sizes
-        hand = _cards(obs.hand)
-        splits, combos = _split_table(sizes)
-        masks = [
-            np.array([_mask([hand[i] for i in combo]) for combo in combos[size]], dtype=object)[splits[:, g]]
-            for g, size in enumerate(sizes)
-        ]
-        return {tuple(int(m) for m in piles): v for *piles, v in zip(*masks, best, strict=True)}
+        splits, masks = _pile_masks(obs)
+        columns = [masks[g][splits[:, g]].tolist() for g in range(len(masks))]
+        return {tuple(piles): v for *piles, v in zip(*columns, best, strict=True)}
 
     def _weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
         """Worth of declaring: +7 if no trick is won, -2 per sky card won otherwise."""
@@ -567,14 +562,23 @@ def _split_table(sizes: tuple[int, ...]) -> tuple[np.ndarray, dict[int, list[tup
     return np.array(rows, dtype=np.intp), combos
 
 
-def _split_piles(obs: Observation, k: int) -> tuple[int, ...]:
-    """The piles of split k (in `_split_table` order) of obs's hand."""
+def _pile_masks(obs: Observation) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(splits, masks) for obs's hand: ``splits`` as in `_split_table`, ``masks[g][j]`` the
+    card mask of the j-th pile of group g's size."""
     sizes = obs.rules.spec.group_sizes
     hand = _cards(obs.hand)
     splits, combos = _split_table(sizes)
-    return tuple(
-        _mask([hand[i] for i in combos[size][splits[k, g]]]) for g, size in enumerate(sizes)
-    )
+    masks = [
+        np.array([_mask([hand[i] for i in combo]) for combo in combos[size]], dtype=np.int64)
+        for size in sizes
+    ]
+    return splits, masks
+
+
+def _split_piles(obs: Observation, k: int) -> tuple[int, ...]:
+    """The piles of split k (in `_split_table` order) of obs's hand."""
+    splits, masks = _pile_masks(obs)
+    return tuple(int(masks[g][splits[k, g]]) for g in range(len(masks)))
 
 
 def _trick_best(plays: Sequence[int]) -> int | None:

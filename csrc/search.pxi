@@ -165,10 +165,9 @@ ctypedef struct Worker:
     double cpu_s        # thread CPU time spent searching
     # sequential halving at an allocation root (see halving_iteration)
     int32_t* alive      # surviving candidates; the first n_alive entries
-    int32_t n_alive
+    int32_t n_alive     # 0 until halving_start: the root is searched by UCB
     int32_t next_alive  # next survivor to try on the current world; 0: draw a new world
     int32_t rounds_left
-    int32_t halving_on
     int64_t budget_left
     int64_t round_worlds_left
     Rng world_rng       # the current world's playout stream, the same for every survivor
@@ -949,30 +948,26 @@ cdef void halving_size_round(Worker* w) noexcept nogil:
     w.round_worlds_left = worlds if worlds >= 1 else 1
 
 
+cdef inline int ceil_log2(int64_t m) noexcept nogil:
+    cdef int r = 0
+    while (<int64_t>1 << r) < m:
+        r += 1
+    return r
+
+
 cdef void halving_start(const SearchSpec* sp, Worker* w, int64_t budget) noexcept nogil:
-    """Sequential halving (Karnin, Koren & Somekh 2013) over the first m allocations in prior
-    order: m as large as lets each get halving_min_worlds worlds in the first of its
+    """Sequential halving (Karnin, Koren & Somekh 2013) over the first m >= 2 allocations in
+    prior order: m as large as lets each get halving_min_worlds worlds in the first of its
     ceil(log2 m) rounds, which share the budget equally."""
-    cdef int64_t m = sp.n_cand, rounds, i
-    while m > 2:
-        rounds = 0
-        while (1 << rounds) < m:
-            rounds += 1
-        if m * rounds * sp.halving_min_worlds <= budget:
-            break
+    cdef int64_t m = sp.n_cand, i
+    while m > 2 and m * ceil_log2(m) * sp.halving_min_worlds > budget:
         m -= 1
-    if m < 1:
-        m = 1
-    rounds = 0
-    while (1 << rounds) < m:
-        rounds += 1
     for i in range(m):
         w.alive[i] = <int32_t>i
     w.n_alive = <int32_t>m
     w.next_alive = 0
-    w.rounds_left = <int32_t>rounds
+    w.rounds_left = ceil_log2(m)
     w.budget_left = budget
-    w.halving_on = 1
     halving_size_round(w)
 
 
@@ -1088,7 +1083,7 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
             if w.used + RESERVE_NODES > w.cap and not worker_alloc(w, w.cap * 2):
                 w.failed = 1
                 break
-            if w.halving_on:
+            if w.n_alive > 0:
                 halving_iteration(sp, w)
             else:
                 ismcts_iteration(sp, w)
