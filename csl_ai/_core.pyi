@@ -247,6 +247,8 @@ class SearchEngine:
     @property
     def candidates(self) -> list[tuple[int, ...] | bool | int]:
         """Every root candidate in prior order."""
+    def set_randomness(self, randomness: list[float]) -> None:
+        """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
     def set_order(self, order: list[int]) -> None:
         """Put the allocation candidates in this order (a permutation of their indices)."""
     def modelled_world(self, world: CoreState, seed: int) -> CoreState:

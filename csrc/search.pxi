@@ -104,7 +104,8 @@ ctypedef struct Slot:
 ctypedef struct Policy:
     int32_t rules       # 1: the rules below; 0: uniformly random moves
     double epsilon
-    uint64_t eps_threshold
+    uint64_t eps_threshold[MAX_PLAYERS]   # per seat: chance of a uniformly random move
+    uint64_t coin_threshold[MAX_PLAYERS]  # per seat: chance the weather bet is a coin toss
     double weather_threshold
     double void_bonus
     double danger[N_RAIN]
@@ -228,6 +229,25 @@ cdef inline void trace_put(Trace* tr, uint64_t v) noexcept nogil:
 
 # --- the playout rules (read only the acting seat's own cards and public facts) ---------
 
+cdef inline uint64_t chance_threshold(double p) noexcept nogil:
+    """The threshold t with P(rng_next < t) = p (all ones from p >= 1)."""
+    if p >= 1.0:
+        return CSL_ALL_ONES
+    if p <= 0.0:
+        return 0
+    return <uint64_t>(p * 18446744073709551616.0)
+
+
+cdef void policy_set_randomness(Policy* pp, int seat, double p) noexcept nogil:
+    """Model seat as a uniformly random player with chance p (else the rules with their
+    epsilon): each of its moves is random with chance p + (1 - p) epsilon, and its weather
+    bet a coin toss with chance p."""
+    if not pp.rules:
+        return
+    pp.eps_threshold[seat] = chance_threshold(p + (1.0 - p) * pp.epsilon)
+    pp.coin_threshold[seat] = chance_threshold(p)
+
+
 cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
                       double weather_threshold, double weather_blue, double weather_power,
                       double candy_value, double star_three_value, double potential_decay,
@@ -244,12 +264,9 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
     cdef uint64_t deck
     pp.rules = rules
     pp.epsilon = epsilon
-    if not rules or epsilon >= 1.0:
-        pp.eps_threshold = CSL_ALL_ONES
-    elif epsilon <= 0.0:
-        pp.eps_threshold = 0
-    else:
-        pp.eps_threshold = <uint64_t>(epsilon * 18446744073709551616.0)
+    for c in range(MAX_PLAYERS):
+        pp.eps_threshold[c] = chance_threshold(epsilon if rules else 1.0)
+        pp.coin_threshold[c] = 0
     pp.weather_threshold = weather_threshold
     pp.void_bonus = void_bonus
     for c in range(64):
@@ -338,7 +355,7 @@ cdef int policy_card(const State* st, const Policy* pp, Rng* rng) noexcept nogil
     cdef int best_p = 0, best
     if (legal & (legal - 1)) == 0:
         return lowest_card(legal)
-    if rng_next(rng) < pp.eps_threshold:
+    if rng_next(rng) < pp.eps_threshold[st.to_move]:
         return rng_pick_card(rng, legal)
     if st.n_in_trick != 0:
         led_s = colour_mask_s(st.led_colour)
@@ -358,16 +375,18 @@ cdef inline double hand_danger_s(const Policy* pp, uint64_t hand_s) noexcept nog
     return d
 
 
-cdef inline bint declare_rule(const Policy* pp, uint64_t hand_s, Rng* rng) noexcept nogil:
+cdef inline bint declare_rule(const Policy* pp, int seat, uint64_t hand_s, Rng* rng) noexcept nogil:
     """Declare good weather when the hand's danger (a rough count of the tricks it could win)
-    is under the threshold; random playouts toss a coin."""
+    is under the threshold; random playouts, and a seat modelled as random, toss a coin."""
     if not pp.rules:
+        return <bint>(rng_next(rng) >> 63)
+    if pp.coin_threshold[seat] and rng_next(rng) < pp.coin_threshold[seat]:
         return <bint>(rng_next(rng) >> 63)
     return hand_danger_s(pp, hand_s) < pp.weather_threshold
 
 
 cdef inline bint policy_declare(const State* st, const Policy* pp, int seat, Rng* rng) noexcept nogil:
-    return declare_rule(pp, to_strength(st.hand[seat]), rng)
+    return declare_rule(pp, seat, to_strength(st.hand[seat]), rng)
 
 
 cdef void group_order(const State* st, const Policy* pp, int seat, const uint8_t* line, int* order) noexcept nogil:
@@ -409,7 +428,7 @@ cdef void policy_allocate(const State* st, const Policy* pp, int seat, Rng* rng,
     cdef int order[MAX_GROUPS]
     cdef uint64_t piles_s[MAX_GROUPS]
     cdef int g
-    if rng_next(rng) < pp.eps_threshold:
+    if rng_next(rng) < pp.eps_threshold[seat]:
         random_allocation(&st.cfg, st.hand[seat], rng, piles)
         return
     group_order(st, pp, seat, &st.sky_order[st.sky_pos], order)
@@ -499,7 +518,7 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
                 legal = f if f else pile
             if (legal & (legal - 1)) == 0:
                 p = lowest_card(legal)
-            elif rng_next(rng) < pp.eps_threshold:
+            elif rng_next(rng) < pp.eps_threshold[seat]:
                 p = rng_pick_card(rng, legal)
             else:
                 want = False
@@ -559,7 +578,7 @@ cdef void fast_round(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], Rng
         hand_s = 0
         for i in range(h):
             hand_s |= bit(deck[k + i])
-        if rng_next(rng) < pp.eps_threshold:
+        if rng_next(rng) < pp.eps_threshold[s]:
             for g in range(ng):
                 P[s][g] = 0
                 for t in range(st.cfg.group_size[g]):
@@ -569,7 +588,7 @@ cdef void fast_round(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], Rng
             group_order(st, pp, s, &st.sky_order[st.sky_pos], order)
             split_strongest(&st.cfg, hand_s, order, P[s])
             k += h
-        if declare_rule(pp, hand_s, rng):
+        if declare_rule(pp, s, hand_s, rng):
             declared |= 1 << s
         if tr != NULL:
             trace_put(tr, (<uint64_t>TRACE_ALLOCATE << 56) | s)
@@ -1194,6 +1213,18 @@ cdef class SearchEngine:
         self.sp.opponents_rules = opponents_rules
         self.sp.model_allocations = model_allocations if rules_playout else 0
         self.sp.two_trees = 1 if self.root_kind != ROOT_PLAY and not opponents_rules else 0
+
+    def set_randomness(self, randomness):
+        """Model each other seat as a uniformly random player with the given chance (one
+        number per seat, in [0, 1]; the searcher's own entry must be 0), in playouts and in
+        the others' hidden choices in the tree."""
+        cdef int s, n = self.sampler.sm.base.cfg.n_players
+        values = [float(p) for p in randomness]
+        if len(values) != n or values[self.sp.root_seat] != 0.0 or not all(0.0 <= p <= 1.0 for p in values):
+            raise ValueError("set_randomness needs one chance in [0, 1] per seat, 0 for the searcher")
+        for s in range(n):
+            if values[s] > 0.0:
+                policy_set_randomness(&self.sp.policy, s, values[s])
 
     def set_order(self, order):
         """Put the allocation candidates in the given order (a permutation of their indices),

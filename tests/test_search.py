@@ -80,7 +80,8 @@ def test_forced_good_weather_save() -> None:
     """Last round. Seat 1 took every leopard, spider and star and two candies (3 points);
     seat 0 has nothing, only candies are left, and seat 0's cards can never beat seat 1's
     while seat 1 leads every trick. Declaring wins (7 > 3) in every world; not declaring
-    loses in every world."""
+    loses in every world where seat 1 plays by the rules (modelled as a random player, seat 1
+    sometimes bets too and loses its lead)."""
     rules = RulesConfig(players=2)
     ids = sky_ids(rules)
     candies = ids[(Kind.CANDY, 1)] + ids[(Kind.CANDY, 2)]
@@ -94,12 +95,15 @@ def test_forced_good_weather_save() -> None:
     game.apply(Allocate(parse_piles("B1 B2 R6 | B3 B4 G5 | B5 B6 G6")), 1)
     obs = game.observation(0)
     assert obs.phase is Phase.WEATHER
-    result = search(obs, SearchLimit(iterations=3000, seed=5))
-    assert result.best_move == Declare(True)
-    by_move = {m.move: m for m in result.moves}
-    assert by_move[Declare(True)].win_probability == 1.0
+    for randomness in (SearchConfig().opponent_randomness, 0.0):
+        config = SearchConfig(opponent_randomness=randomness)
+        result = search(obs, SearchLimit(iterations=3000, seed=5), config)
+        assert result.best_move == Declare(True)
+        by_move = {m.move: m for m in result.moves}
+        assert by_move[Declare(True)].win_probability == 1.0
+        assert by_move[Declare(True)].expected_points == 7.0
+        assert by_move[Declare(False)].win_probability < 0.5
     assert by_move[Declare(False)].win_probability == 0.0
-    assert by_move[Declare(True)].expected_points == 7.0
 
 
 def test_forced_shooting_star_b_win() -> None:
@@ -341,6 +345,8 @@ def test_bad_settings() -> None:
         SearchConfig(playout_epsilon=1.5)
     with pytest.raises(SearchSettingsError, match="points_scale"):
         SearchConfig(points_scale=0.0)
+    with pytest.raises(SearchSettingsError, match="opponent_randomness"):
+        SearchConfig(opponent_randomness=-0.1)
 
 
 # --- the playout and its rules --------------------------------------------------------------
@@ -376,7 +382,7 @@ def test_playout_follows_the_rules_core(players: int) -> None:
     for i, (game, seat) in enumerate(random_positions(players, 25, seed=50 + players)):
         obs = game.observation(seat)
         for eps in (0.0, 0.3):
-            config = SearchConfig(playout_epsilon=eps)
+            config = SearchConfig(playout_epsilon=eps, opponent_randomness=0.0 if eps == 0.0 else 0.5)
             engine = _engine(obs, config)
             world = sample_worlds(obs, 1, i)[0]
             final, events = engine.playout_trace(world, i)
@@ -384,6 +390,39 @@ def test_playout_follows_the_rules_core(players: int) -> None:
             core = replay(world, events, policy)
             assert core.is_over and final.is_over
             assert core.scores() == final.scores() and core.winners() == final.winners()
+
+
+def weather_bets(engine: _core.SearchEngine, world: _core.CoreState, playouts: int) -> list[list[bool]]:
+    """Each seat's bets in the first weather events of many playouts from world."""
+    bets: list[list[bool]] = [[] for _ in range(world.players)]
+    for i in range(playouts):
+        _final, events = engine.playout_trace(world, i)
+        for event in events:
+            if event[0] == "weather" and len(bets[event[1]]) == i:
+                bets[event[1]].append(event[2])
+    return bets
+
+
+def test_opponent_randomness_makes_the_others_random_players() -> None:
+    """With the others modelled as random players their bets on a fixed hand are coin
+    tosses, while the rules (and the searcher, always) bet the same way every time."""
+    game = drive(4, 5, 4)
+    assert game.phase is Phase.WEATHER and game.pending_seats() == (0, 1, 2, 3)
+    obs = game.observation(0)
+    world = sample_worlds(obs, 1, 2)[0]
+    for randomness in (0.0, 1.0):
+        engine = _engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=randomness))
+        bets = weather_bets(engine, world, 400)
+        assert len(set(bets[0])) == 1
+        for seat in (1, 2, 3):
+            if randomness == 0.0:
+                assert len(set(bets[seat])) == 1
+            else:
+                assert 140 < sum(bets[seat]) < 260, (seat, sum(bets[seat]))
+    engine = _engine(obs, SearchConfig())
+    for bad in ([0.5, 0.5, 0.5, 0.5], [0.0, 0.5, 0.5], [0.0, 1.5, 0.0, 0.0]):
+        with pytest.raises(ValueError):
+            engine.set_randomness(bad)
 
 
 def test_rules_never_peek() -> None:
@@ -416,7 +455,8 @@ def is_split_by_strength(piles: tuple[int, ...]) -> bool:
 @pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
 def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None:
     """Before the round's first card, every other seat that has allocated gets the rules'
-    split of its sampled hand (deterministic with no playout noise, by strength runs); the
+    split of its sampled hand (deterministic with no playout noise and the others modelled
+    by the rules alone, by strength runs); the
     searcher's piles, every hand and everything public stay as sampled. Once a card is out,
     or with allocation_model="uniform", the world is played as sampled."""
     from csl_ai.search import _engine
@@ -428,7 +468,8 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
         opening = world.phase in ("allocate", "weather") or (
             world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
         for model in ("rules", "uniform"):
-            engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0))
+            engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0,
+                                              opponent_randomness=0.0))
             modelled = engine.modelled_world(world, i)
             assert modelled.hands == world.hands and modelled.played == world.played
             assert modelled.sky_order == world.sky_order
