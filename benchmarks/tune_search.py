@@ -27,12 +27,13 @@ Third session (allocation_root, allocation_order, halving_min_worlds):
   python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"playout"}'  # 88.7%
   python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"playout","allocation_root":"ucb"}'  # 89.7%
 
-Fourth session (opponent_randomness; 0 is the third session's search; "per move" is the
-same chance applied to each move instead of each iteration, commit 7ac22bb):
+Fourth session (opponent_randomness; 0 is the third session's search bit for bit; "per
+iteration" is commit bae6fb8, which drew each seat's type once per iteration):
   python benchmarks/tune_search.py --opponent random --base 20000 --config '{"opponent_randomness":0}'   # 87.0%
-  python benchmarks/tune_search.py --opponent random --base 20000                # 89.5% (per move 91.5%, per move 1.0: 90.5%)
-  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200    # 91.6% (per move 90.0%)
-  python benchmarks/tune_search.py --deals 200                                   # 48.3% (per move 46.7%; 0: 47.3%)
+  python benchmarks/tune_search.py --opponent random --base 20000                # 91.5% (per iteration 89.5%)
+  python benchmarks/tune_search.py --opponent random --base 20000 --config '{"opponent_randomness":1}'   # 90.5%
+  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200    # 90.0% (per iteration 91.6%)
+  python benchmarks/tune_search.py --deals 200                                   # 46.7% (per iteration 48.3%; 0: 47.3%)
 """
 
 from __future__ import annotations

@@ -43,11 +43,10 @@ it wants it and can, else sheds its weakest card; when it does not want the tric
 plays its strongest card that still loses. An allocation: the strongest cards to the
 group whose sky cards are worth most to it. A bet: good weather when the hand's danger (a
 rough count of the tricks it could win) is below a threshold. A small share of moves
-(playout_epsilon) is uniformly random. The other seats are modelled as a mixture of player
-types: in each iteration, with chance opponent_randomness, a seat is a uniformly random
-player (random moves, a coin-toss bet) for the whole iteration, else it plays by these
-rules; the searcher does not know whom it faces, and a model of sensible opponents alone
-misjudges random ones.
+(playout_epsilon) is uniformly random. The other seats are modelled as a mixture: with
+chance opponent_randomness a seat plays like a uniformly random player (random moves, a
+coin-toss bet), else by these rules; the searcher does not know whom it faces, and a model
+of sensible opponents alone misjudges random ones.
 
 ``algorithm="pimc"`` is flat determinized Monte Carlo (perfect-information Monte Carlo
 without the perfect-information search): each world is played out once per candidate with
@@ -202,17 +201,18 @@ class SearchConfig:
     0.03 40.5%."""
     opponent_randomness: float = 0.5
     """How the other seats are modelled where the rules play for them (the playouts, and
-    their hidden allocations and bets in the tree): in each iteration (each world, for
-    PIMC) every other seat is drawn as a uniformly random player (every move random, a
-    coin-toss bet) with this chance, else it plays by the rules; the searcher's own moves
-    keep the rules. The search does not know whom it plays, and a model of sensible
-    opponents alone misreads random ones: it settles for low-scoring plans that a random
-    player's lucky run beats. At 10,000 iterations (tune_search.py): against three random
-    bots 0 won 87.0% and 0.5 won 89.5% (400 games, base 20000) and 91.6% (800 games, base
-    30000); against three heuristic bots 0.5 won 48.3% against 47.3% for 0 (the same 800
-    games, base 777). A per-move mixture (each move random with chance
-    r + (1 - r) * playout_epsilon) did no better (91.5%, 90.0% and 46.7% on the same games)
-    and cost about 6% of the iterations at a first card play."""
+    their hidden allocations and bets in the tree): as a uniformly random player with this
+    chance, else by the rules. Each of their moves is then random with chance
+    r + (1 - r) * playout_epsilon and each of their bets a coin toss with chance r; the
+    searcher's own playout moves keep playout_epsilon. The search does not know whom it
+    plays, and a model of sensible opponents alone misreads random ones: it settled for
+    low-scoring plans that a random player's lucky run beat. At 10,000 iterations
+    (tune_search.py) against three random bots 0, 0.5 and 1 won 87.0%, 91.5% and 90.5%
+    (400 games, base 20000), and 0.5 won 90.0% over 800 other deals (base 30000); against
+    three heuristic bots 0.5 won 46.7% against 47.3% for 0 (the same 800 games, base 777).
+    Drawing one type per seat per iteration instead (a random player for the whole
+    iteration) measured alike (89.5%, 91.6% and 48.3% on those games) but its benchmark
+    curve stopped rising after 3,000 iterations, so the mixture stays per move."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0

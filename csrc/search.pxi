@@ -105,7 +105,7 @@ ctypedef struct Policy:
     int32_t rules       # 1: the rules below; 0: uniformly random moves
     double epsilon
     uint64_t eps_threshold[MAX_PLAYERS]   # per seat: chance of a uniformly random move
-    uint8_t coin_bet[MAX_PLAYERS]         # per seat: 1 when its weather bet is a coin toss
+    uint64_t coin_threshold[MAX_PLAYERS]  # per seat: chance the weather bet is a coin toss
     double weather_threshold
     double void_bonus
     double danger[N_RAIN]
@@ -118,9 +118,6 @@ ctypedef struct Policy:
 ctypedef struct SearchSpec:
     Sampler* sampler
     Policy policy
-    uint64_t type_threshold[MAX_PLAYERS]  # chance a seat is a random player in an iteration
-    int32_t any_random_type
-    int32_t policy_seats
     int32_t root_seat
     int32_t root_kind
     int32_t n_cand
@@ -176,7 +173,6 @@ ctypedef struct Worker:
     int64_t round_worlds_left
     Rng world_rng       # the current world's playout stream, the same for every survivor
     State world
-    Policy policy       # the iteration's policy: the rules, each seat's drawn type applied
 
 
 ctypedef struct Trace:
@@ -242,6 +238,16 @@ cdef inline uint64_t chance_threshold(double p) noexcept nogil:
     return <uint64_t>(p * 18446744073709551616.0)
 
 
+cdef void policy_set_randomness(Policy* pp, int seat, double p) noexcept nogil:
+    """Model seat as a uniformly random player with chance p (else the rules with their
+    epsilon): each of its moves is random with chance p + (1 - p) epsilon, and its weather
+    bet a coin toss with chance p."""
+    if not pp.rules:
+        return
+    pp.eps_threshold[seat] = chance_threshold(p + (1.0 - p) * pp.epsilon)
+    pp.coin_threshold[seat] = chance_threshold(p)
+
+
 cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
                       double weather_threshold, double weather_blue, double weather_power,
                       double candy_value, double star_three_value, double potential_decay,
@@ -260,7 +266,7 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
     pp.epsilon = epsilon
     for c in range(MAX_PLAYERS):
         pp.eps_threshold[c] = chance_threshold(epsilon if rules else 1.0)
-        pp.coin_bet[c] = 0
+        pp.coin_threshold[c] = 0
     pp.weather_threshold = weather_threshold
     pp.void_bonus = void_bonus
     for c in range(64):
@@ -374,7 +380,7 @@ cdef inline bint declare_rule(const Policy* pp, int seat, uint64_t hand_s, Rng* 
     is under the threshold; random playouts, and a seat modelled as random, toss a coin."""
     if not pp.rules:
         return <bint>(rng_next(rng) >> 63)
-    if pp.coin_bet[seat]:
+    if pp.coin_threshold[seat] and rng_next(rng) < pp.coin_threshold[seat]:
         return <bint>(rng_next(rng) >> 63)
     return hand_danger_s(pp, hand_s) < pp.weather_threshold
 
@@ -640,21 +646,8 @@ cdef void rollout(const Policy* pp, State* st, Rng* rng, Trace* tr) noexcept nog
         fast_round(pp, st, P, rng, tr)
 
 
-cdef const Policy* draw_types(const SearchSpec* sp, Policy* pp, Rng* rng) noexcept nogil:
-    """The policy of one iteration: each seat with a type chance is a uniformly random
-    player (every move random, a coin-toss bet) with that chance, else plays by the rules.
-    pp holds a copy of sp.policy; without type chances sp.policy itself is returned."""
-    cdef int s
-    if not sp.any_random_type:
-        return &sp.policy
-    for s in range(sp.policy_seats):
-        if sp.type_threshold[s] and rng_next(rng) < sp.type_threshold[s]:
-            pp.eps_threshold[s] = CSL_ALL_ONES
-            pp.coin_bet[s] = 1
-        else:
-            pp.eps_threshold[s] = sp.policy.eps_threshold[s]
-            pp.coin_bet[s] = 0
-    return pp
+cdef inline void playout(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    rollout(&sp.policy, st, rng, NULL)
 
 
 cdef void outcome(const SearchSpec* sp, const State* st, double* u, double* share, double* pts) noexcept nogil:
@@ -889,7 +882,6 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
     cdef double pts[MAX_PLAYERS]
     cdef RootStat* rs
     cdef Node* nd
-    cdef const Policy* pp = draw_types(sp, &w.policy, rng)
     n = st.cfg.n_players
     round0 = st.round
     rs = &w.root[ci]
@@ -906,7 +898,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
             p = st.to_move
             legal = legal_plays(&st)
             if p != root and sp.opponents_rules:
-                key = policy_card(&st, pp, rng)
+                key = policy_card(&st, &sp.policy, rng)
                 rc = child_or_new(w, rc, key, p, &created)
                 path[plen] = rc
                 plen += 1
@@ -931,7 +923,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
         elif st.phase == PHASE_ALLOCATE:
             for s in range(n):
                 if not (st.allocated_mask >> s) & 1:
-                    policy_allocate(&st, pp, s, rng, piles)
+                    policy_allocate(&st, &sp.policy, s, rng, piles)
                     state_allocate(&st, s, piles)
         elif st.phase == PHASE_WEATHER:
             if not (st.weather_done_mask >> root) & 1:
@@ -943,7 +935,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
                     break
             for s in range(n):
                 if not (st.weather_done_mask >> s) & 1:
-                    state_declare(&st, s, policy_declare(&st, pp, s, rng))
+                    state_declare(&st, s, policy_declare(&st, &sp.policy, s, rng))
             key = st.declared_mask
             rc = child_or_new(w, rc, key, -1, &created)
             path[plen] = rc
@@ -954,7 +946,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
                 plen += 1
         else:
             break
-    rollout(pp, &st, rng, NULL)
+    playout(sp, &st, rng)
     outcome(sp, &st, u, share, pts)
     for s in range(plen):
         nd = &w.pool[path[s]]
@@ -1060,16 +1052,14 @@ cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     cdef double u[MAX_PLAYERS]
     cdef double share[MAX_PLAYERS]
     cdef double pts[MAX_PLAYERS]
-    cdef const Policy* pp
     sampler_draw(sp.sampler, &w.rng, &world)
     if sp.model_allocations:
         model_unseen_allocations(sp, &world, &w.rng)
-    pp = draw_types(sp, &w.policy, &w.rng)
     w.worlds += 1
     for i in range(k):
         st = world
         apply_candidate(sp, &st, i)
-        rollout(pp, &st, &w.rng, NULL)
+        playout(sp, &st, &w.rng)
         outcome(sp, &st, u, share, pts)
         record_root(sp, &w.root[i], u, share, pts)
 
@@ -1186,10 +1176,6 @@ cdef class SearchEngine:
         self.sp.halving = halving
         self.sp.halving_min_worlds = halving_min_worlds if halving_min_worlds > 0 else 1
         self.sp.pimc_candidates = pimc_candidates if pimc_candidates > 0 else 1
-        self.sp.policy_seats = base.cfg.n_players
-        self.sp.any_random_type = 0
-        for i in range(MAX_PLAYERS):
-            self.sp.type_threshold[i] = 0
         policy_init(&self.sp.policy, &base.cfg, rules_playout, epsilon, weather_threshold,
                     weather_blue, weather_power, candy_value, star_three_value, potential_decay,
                     void_bonus)
@@ -1230,17 +1216,15 @@ cdef class SearchEngine:
 
     def set_randomness(self, randomness):
         """Model each other seat as a uniformly random player with the given chance (one
-        number per seat, in [0, 1]; the searcher's own entry must be 0), drawn once per
-        iteration (per world for PIMC), for its moves in the playout and its hidden choices in
-        the tree. Call before any worker is made."""
+        number per seat, in [0, 1]; the searcher's own entry must be 0), in playouts and in
+        the others' hidden choices in the tree."""
         cdef int s, n = self.sampler.sm.base.cfg.n_players
         values = [float(p) for p in randomness]
         if len(values) != n or values[self.sp.root_seat] != 0.0 or not all(0.0 <= p <= 1.0 for p in values):
             raise ValueError("set_randomness needs one chance in [0, 1] per seat, 0 for the searcher")
         for s in range(n):
-            self.sp.type_threshold[s] = chance_threshold(values[s]) if self.sp.policy.rules else 0
-            if self.sp.type_threshold[s]:
-                self.sp.any_random_type = 1
+            if values[s] > 0.0:
+                policy_set_randomness(&self.sp.policy, s, values[s])
 
     def set_order(self, order):
         """Put the allocation candidates in the given order (a permutation of their indices),
@@ -1287,14 +1271,12 @@ cdef class SearchEngine:
         cdef Trace tr
         cdef uint64_t buf[4096]
         cdef CoreState out = world.copy()
-        cdef Policy pol
         cdef int i = 0, n = world.st.cfg.n_players, ng = world.st.cfg.n_groups, tag
         tr.buf = buf
         tr.len = 0
         tr.cap = 4096
         rng_seed(&rng, seed)
-        pol = self.sp.policy
-        rollout(draw_types(&self.sp, &pol, &rng), &out.st, &rng, &tr)
+        rollout(&self.sp.policy, &out.st, &rng, &tr)
         if tr.len > tr.cap:
             raise RuntimeError("playout trace overflow")
         events = []
@@ -1332,7 +1314,6 @@ cdef class SearchWorker:
         for i in range(engine.n_candidates):
             self.w.root[i].node = -1
         rng_seed(&self.w.rng, seed)
-        self.w.policy = engine.sp.policy
         if engine.sp.two_trees:
             new_node(&self.w, -1, 0, -1)
 
@@ -1407,7 +1388,6 @@ def bench_playouts(SearchEngine engine, CoreState world, long n, uint64_t seed) 
     """Seconds for n playouts from copies of world with engine's policy (for benchmarks)."""
     cdef Rng rng
     cdef State st
-    cdef Policy pol = engine.sp.policy
     cdef long i
     cdef double t0
     rng_seed(&rng, seed)
@@ -1415,6 +1395,6 @@ def bench_playouts(SearchEngine engine, CoreState world, long n, uint64_t seed) 
         t0 = now_s()
         for i in range(n):
             st = world.st
-            rollout(draw_types(&engine.sp, &pol, &rng), &st, &rng, NULL)
+            playout(&engine.sp, &st, &rng)
         t0 = now_s() - t0
     return t0
