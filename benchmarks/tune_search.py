@@ -33,6 +33,7 @@ iteration" is commit bae6fb8, which drew each seat's type once per iteration):
   python benchmarks/tune_search.py --opponent random --base 20000                # 91.5% (per iteration 89.5%)
   python benchmarks/tune_search.py --opponent random --base 20000 --config '{"opponent_randomness":1}'   # 90.5%
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200    # 90.0% (per iteration 91.6%)
+  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"opponent_randomness":0}'   # 88.7%
   python benchmarks/tune_search.py --deals 200                                   # 46.7% (per iteration 48.3%; 0: 47.3%)
 """
 
