@@ -455,10 +455,10 @@ def is_split_by_strength(piles: tuple[int, ...]) -> bool:
 @pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
 def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None:
     """Before the round's first card, every other seat that has allocated gets the rules'
-    split of its sampled hand (deterministic with no playout noise and the others modelled
-    by the rules alone, by strength runs); the
-    searcher's piles, every hand and everything public stay as sampled. Once a card is out,
-    or with allocation_model="uniform", the world is played as sampled."""
+    split of its sampled hand (by strength runs; deterministic with no playout noise and the
+    others modelled by the rules alone); the searcher's piles, every hand and everything
+    public stay as sampled. Once a card is out, or with allocation_model="uniform", the
+    world is played as sampled."""
     from csl_ai.search import _engine
 
     modelled_seats = 0
