@@ -113,8 +113,7 @@ ctypedef struct Policy:
     double danger[N_RAIN]
     double danger_s[64]
     double sky_value[N_KINDS][VALUE_HAVE][3]
-    int32_t n_deck
-    int8_t deck_s[N_RAIN]
+    uint64_t deck_s     # the rain cards in use, in strength order
 
 
 ctypedef struct SearchSpec:
@@ -280,12 +279,7 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
         else:
             pp.danger[c] = pow(r, weather_power)
         pp.danger_s[pos_of_card(c)] = pp.danger[c]
-    deck = to_strength(cfg.rain_in_use)
-    pp.n_deck = 0
-    while deck:
-        pp.deck_s[pp.n_deck] = lowest_card(deck)
-        deck &= deck - 1
-        pp.n_deck += 1
+    pp.deck_s = to_strength(cfg.rain_in_use)
     for kind in range(N_KINDS):
         for h in range(SCORE_TABLE):
             if kind == KIND_CANDY:
@@ -553,43 +547,46 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
 
 
 cdef void fast_round(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], Rng* rng, Trace* tr) noexcept nogil:
-    """Deal, allocate, declare and play one whole round by the playout rules."""
-    cdef int8_t deck[N_RAIN]
+    """Deal, allocate, declare and play one whole round by the playout rules.
+
+    The deal draws every pile as a uniformly random subset of the cards left (positions
+    exactly uniform, four to a 64-bit draw, as the core's random deal): a uniform deal and,
+    within each hand, a uniform split, which a seat playing by the rules then replaces."""
     cdef int order[MAX_GROUPS]
-    cdef int n = st.cfg.n_players, ng = st.cfg.n_groups, h = st.cfg.hand_size
-    cdef int i, j, s, g, k = 0, t
-    cdef int8_t tmp
-    cdef uint64_t hand_s, aside
+    cdef int n = st.cfg.n_players, ng = st.cfg.n_groups
+    cdef int i, s, g, size, remaining, slice_ = 0
+    cdef uint64_t hand_s, left = pp.deck_s, taken, r = 0
     cdef uint8_t declared = 0
-    memcpy(deck, pp.deck_s, pp.n_deck)
-    for i in range(pp.n_deck - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        tmp = deck[i]; deck[i] = deck[j]; deck[j] = tmp
+    remaining = popcount(left)
+    for s in range(n):
+        for g in range(ng):
+            size = st.cfg.group_size[g]
+            taken = 0
+            for i in range(size):
+                if slice_ == 0:
+                    r = rng_next(rng)
+                    slice_ = 4
+                taken |= nth_bit(~taken, rng_below_bits16(rng, <uint32_t>(r & 0xFFFF), remaining - i))
+                r >>= 16
+                slice_ -= 1
+            P[s][g] = nth_bits(left, taken)
+            left ^= P[s][g]
+            remaining -= size
     if tr != NULL:
         trace_put(tr, <uint64_t>TRACE_DEAL << 56)
         for s in range(n):
             hand_s = 0
-            for i in range(h):
-                hand_s |= bit(deck[s * h + i])
+            for g in range(ng):
+                hand_s |= P[s][g]
             trace_put(tr, from_strength(hand_s))
-        aside = 0
-        for i in range(n * h, pp.n_deck):
-            aside |= bit(deck[i])
-        trace_put(tr, from_strength(aside))
+        trace_put(tr, from_strength(left))
     for s in range(n):
         hand_s = 0
-        for i in range(h):
-            hand_s |= bit(deck[k + i])
-        if rng_next(rng) < pp.eps_threshold[s]:
-            for g in range(ng):
-                P[s][g] = 0
-                for t in range(st.cfg.group_size[g]):
-                    P[s][g] |= bit(deck[k])
-                    k += 1
-        else:
+        for g in range(ng):
+            hand_s |= P[s][g]
+        if rng_next(rng) >= pp.eps_threshold[s]:
             group_order(st, pp, s, &st.sky_order[st.sky_pos], order)
             split_strongest(&st.cfg, hand_s, order, P[s])
-            k += h
         if declare_rule(pp, s, hand_s, rng):
             declared |= 1 << s
         if tr != NULL:
