@@ -260,14 +260,23 @@ def test_allocation_halving_rounds(players: int, budget: int) -> None:
     assert [groups[v] for v in sorted(groups)] == expected
 
 
-def test_allocation_order_follows_the_heuristic_evaluation() -> None:
+def test_allocation_orders() -> None:
+    """"heuristic" follows the heuristic evaluation, "playout" the engine's own score, and
+    "mixed" (the default) takes the two in turn, every split once."""
     obs = Game(RulesConfig(players=4), seed=8).observation(3)
     values = HeuristicAgent().allocation_values(obs)
     assert set(values) == {m.piles for m in obs.legal_moves()}
-    heuristic = _engine(obs, SearchConfig()).candidates
+    heuristic = _engine(obs, SearchConfig(allocation_order="heuristic")).candidates
     assert [values[c] for c in heuristic] == sorted(values.values(), reverse=True)
     playout = _engine(obs, SearchConfig(allocation_order="playout")).candidates
     assert sorted(playout) == sorted(heuristic) and playout != heuristic
+    mixed = _engine(obs, SearchConfig()).candidates
+    assert len(mixed) == len(set(mixed)) == len(playout)
+    expected: list[tuple[int, ...]] = []
+    for pair in zip(heuristic, playout):
+        expected += [c for c in dict.fromkeys(pair) if c not in expected]
+    assert mixed == expected
+    assert mixed[0] == heuristic[0] and mixed[:2] != heuristic[:2]
     engine = _engine(obs, SearchConfig(allocation_order="playout"))
     engine.set_order(list(reversed(range(len(playout)))))
     assert engine.candidates == playout[::-1]
