@@ -35,6 +35,12 @@ iteration" is commit bae6fb8, which drew each seat's type once per iteration):
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200    # 90.0% (per iteration 91.6%)
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"opponent_randomness":0}'   # 88.7%
   python benchmarks/tune_search.py --deals 200                                   # 46.7% (per iteration 48.3%; 0: 47.3%)
+
+Fifth session (allocation_order "mixed", now the default; the figures above for the
+fourth session's default are "heuristic" with opponent_randomness 0.5):
+  python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"mixed"}'   # 92.2%
+  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"allocation_order":"mixed"}'   # 91.0%
+  python benchmarks/tune_search.py --deals 200 --config '{"allocation_order":"mixed"}'   # 50.7%
 """
 
 from __future__ import annotations
