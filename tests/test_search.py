@@ -29,7 +29,7 @@ from csl_ai.search import (
     search,
     world_sampler,
 )
-from gamegen import drive
+from gamegen import chi_square_p, drive
 
 FAST = SearchLimit(iterations=64, seed=3)
 
@@ -399,6 +399,51 @@ def test_playout_follows_the_rules_core(players: int) -> None:
             core = replay(world, events, policy)
             assert core.is_over and final.is_over
             assert core.scores() == final.scores() and core.winners() == final.winners()
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_playout_deals_and_random_splits_are_uniform(players: int) -> None:
+    """In a later round of a playout every card lands in each (seat, pile) cell, and with
+    5 players in the set-aside slot, in proportion to the cell's size (chi-square over
+    every card and cell), and the random playout keeps its random split; the rule playout
+    deals the same way (each card to each seat in proportion to the hand size)."""
+    game = drive(players, 3, 2)
+    obs = game.observation(game.pending_seats()[0])
+    world = sample_worlds(obs, 1, 1)[0]
+    spec = PLAYER_SPECS[players]
+    for playout in ("random", "rules"):
+        engine = _engine(obs, SearchConfig(playout=playout))
+        cells: dict[tuple[int, int, int], int] = {}
+        n = 1500
+        for i in range(n):
+            _final, events = engine.playout_trace(world, 1000 + i)
+            deal = next(k for k, e in enumerate(events) if e[0] == "deal")
+            hands, aside = events[deal][1], events[deal][2]
+            for c in range(36):
+                if aside >> c & 1:
+                    cells[c, -1, 0] = cells.get((c, -1, 0), 0) + 1
+            for event in events[deal + 1 : deal + 1 + players]:
+                assert event[0] == "allocate"
+                seat, piles = event[1], event[2]
+                assert sum(piles) == hands[seat]
+                for g, pile in enumerate(piles):
+                    key_g = g if playout == "random" else 0
+                    for c in range(36):
+                        if pile >> c & 1:
+                            cells[c, seat, key_g] = cells.get((c, seat, key_g), 0) + 1
+        in_use = {c for (c, _s, _g) in cells}
+        assert len(in_use) == (18 if players == 3 else 36)
+        stat, dof = 0.0, 0
+        for c in in_use:
+            slots = [(s, g, size) for s in range(players)
+                     for g, size in (enumerate(spec.group_sizes) if playout == "random" else [(0, spec.hand_size)])]
+            if players == 5:
+                slots.append((-1, 0, 1))
+            for s, g, size in slots:
+                expected = n * size / len(in_use)
+                stat += (cells.get((c, s, g), 0) - expected) ** 2 / expected
+            dof += len(slots) - 1
+        assert chi_square_p(stat, dof) > 1e-4, (playout, stat, dof)
 
 
 def weather_bets(engine: _core.SearchEngine, world: _core.CoreState, playouts: int) -> list[list[bool]]:
