@@ -25,12 +25,12 @@ differs in every world and so never share a statistic; the declared mask is a pu
 played out. (Option opponents="rules": the others' card plays in the tree come from the
 no-peek rules too, which is single-observer ISMCTS for the searching seat; in 4-player
 games against rule-based bots it measured no better, so the default is the tree.)
-Allocations (up to 1680) are ordered by the heuristic agent's worth of each split
-(csl_ai.heuristic) and the playout rules' quick score taken in turn and, under an
-iteration budget, decided by sequential halving over
-common worlds: the first m in that order each meet the same sampled worlds with the same
-playout stream, and the worse half goes after every round, so every comparison is paired
-(under a time limit alone: UCB with progressive widening). As in every determinized
+Allocations (up to 1680) are ordered by two scores taken in turn, the heuristic agent's
+worth of each split (csl_ai.heuristic) and the playout rules' quick score, and under an
+iteration budget decided by sequential halving over common worlds: the first m in that
+order each meet the same sampled worlds with the same playout stream, and the worse half
+goes after every round, so every comparison is paired (under a time limit alone: UCB with
+progressive widening). As in every determinized
 search, the statistics are gathered over worlds drawn from the searcher's view, so the
 others' tree statistics still reflect the searcher's actual hand in aggregate (the
 known limit of ISMCTS); no single world's hidden cards ever reach a decision.
