@@ -1,6 +1,7 @@
 """Search benchmark: iterations per second, thread scaling, and the playout policy's gain.
 
-Prints, as medians over repeats:
+Prints a host calibration line first and last (ns per raw random number: the host is shared,
+and the same build reads up to 2x apart on it), then, as medians over repeats:
   (a) ISMCTS iterations/s at the 4-player allocation at game start (target >= 50,000),
   (b) at the first card play of a 4-player game's first round (target >= 200,000),
   (c) at a card play in the last round,
@@ -107,6 +108,18 @@ def thread_scaling(obs: Observation, iterations: int, repeats: int) -> tuple[flo
     return statistics.median(wall_ratio), statistics.median(cpu_ratio)
 
 
+def calibration_ns(repeats: int) -> float:
+    """Median ns per raw random number drawn in C: how fast this shared host runs right now
+    (bench_core.py prints the same figure), so that runs taken at different times compare."""
+    n = 50_000_000
+    times = []
+    for r in range(repeats):
+        c0 = time.process_time()
+        _core.rng_calibrate(n, r)
+        times.append(time.process_time() - c0)
+    return statistics.median(times) / n * 1e9
+
+
 def sampler_rate(obs: Observation, repeats: int) -> float:
     sampler = world_sampler(obs)
     n = 200_000
@@ -165,6 +178,8 @@ def main() -> None:
         "(b) 4p first card play, round 1": (position_b(), 100_000, 200_000),
         "(c) 4p card play, last round": (position_c(), 100_000, None),
     }
+    print(f"Host calibration: {calibration_ns(args.repeats):.2f} ns per rng call "
+          "(a quiet run of the development machine reads about 0.75)")
     print(f"ISMCTS iterations/s, one thread (median of {args.repeats}):")
     for name, (obs, iterations, target) in positions.items():
         cpu, wall = rate(obs, iterations, 1, args.repeats)
@@ -187,6 +202,7 @@ def main() -> None:
     for name, (obs, iterations, _target) in positions.items():
         wall, cpu = thread_scaling(obs, iterations, args.repeats)
         print(f"  {name:34s} wall-clock {wall:.2f}x   on idle cores (slowest thread's CPU time) {cpu:.2f}x")
+    print(f"Host calibration at the end: {calibration_ns(args.repeats):.2f} ns per rng call")
 
     if not args.skip_gain and args.games > 0:
         mean, half, n = head_to_head(args.games, args.gain_iterations)
