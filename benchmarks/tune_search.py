@@ -41,6 +41,10 @@ fourth session's default are "heuristic" with opponent_randomness 0.5):
   python benchmarks/tune_search.py --opponent random --base 20000 --config '{"allocation_order":"mixed"}'   # 92.2%
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"allocation_order":"mixed"}'   # 91.0%
   python benchmarks/tune_search.py --deals 200 --config '{"allocation_order":"mixed"}'   # 50.7%
+After the bitmask deal in playouts (same search, another playout stream):
+  python benchmarks/tune_search.py --deals 200                                   # 47.8%
+  python benchmarks/tune_search.py --deals 200 --config '{"exploration":0.4}'    # 47.1%
+  python benchmarks/tune_search.py --deals 200 --config '{"exploration":1.0}'    # 49.6%
 """
 
 from __future__ import annotations
