@@ -262,7 +262,6 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
     cdef double pot[SCORE_TABLE]
     cdef int kind, h, cnt, c, col, top
     cdef double r, best
-    cdef uint64_t deck
     pp.rules = rules
     pp.epsilon = epsilon
     for c in range(MAX_PLAYERS):
@@ -549,45 +548,37 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
 cdef void fast_round(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], Rng* rng, Trace* tr) noexcept nogil:
     """Deal, allocate, declare and play one whole round by the playout rules.
 
-    The deal draws every pile as a uniformly random subset of the cards left (positions
-    exactly uniform, four to a 64-bit draw, as the core's random deal): a uniform deal and,
-    within each hand, a uniform split, which a seat playing by the rules then replaces."""
+    The deal draws every pile as a uniformly random subset of the cards left (draw_subset,
+    as the core's random deal): a uniform deal and, within each hand, a uniform split,
+    which a seat playing by the rules then replaces."""
     cdef int order[MAX_GROUPS]
+    cdef uint64_t hands_s[MAX_PLAYERS]
     cdef int n = st.cfg.n_players, ng = st.cfg.n_groups
-    cdef int i, s, g, size, remaining, slice_ = 0
-    cdef uint64_t hand_s, left = pp.deck_s, taken, r = 0
+    cdef int s, g, size, remaining
+    cdef uint64_t left = pp.deck_s
     cdef uint8_t declared = 0
+    cdef PickBits pb
+    pb.bits = 0
+    pb.slices = 0
     remaining = popcount(left)
     for s in range(n):
+        hands_s[s] = 0
         for g in range(ng):
             size = st.cfg.group_size[g]
-            taken = 0
-            for i in range(size):
-                if slice_ == 0:
-                    r = rng_next(rng)
-                    slice_ = 4
-                taken |= nth_bit(~taken, rng_below_bits16(rng, <uint32_t>(r & 0xFFFF), remaining - i))
-                r >>= 16
-                slice_ -= 1
-            P[s][g] = nth_bits(left, taken)
+            P[s][g] = draw_subset(left, remaining, size, rng, &pb)
             left ^= P[s][g]
             remaining -= size
+            hands_s[s] |= P[s][g]
     if tr != NULL:
         trace_put(tr, <uint64_t>TRACE_DEAL << 56)
         for s in range(n):
-            hand_s = 0
-            for g in range(ng):
-                hand_s |= P[s][g]
-            trace_put(tr, from_strength(hand_s))
+            trace_put(tr, from_strength(hands_s[s]))
         trace_put(tr, from_strength(left))
     for s in range(n):
-        hand_s = 0
-        for g in range(ng):
-            hand_s |= P[s][g]
         if rng_next(rng) >= pp.eps_threshold[s]:
             group_order(st, pp, s, &st.sky_order[st.sky_pos], order)
-            split_strongest(&st.cfg, hand_s, order, P[s])
-        if declare_rule(pp, s, hand_s, rng):
+            split_strongest(&st.cfg, hands_s[s], order, P[s])
+        if declare_rule(pp, s, hands_s[s], rng):
             declared |= 1 << s
         if tr != NULL:
             trace_put(tr, (<uint64_t>TRACE_ALLOCATE << 56) | s)

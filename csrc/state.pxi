@@ -644,34 +644,48 @@ cdef void finish_round_random(State* st, Rng* rng) noexcept nogil:
     _end_round(st)
 
 
+ctypedef struct PickBits:
+    uint64_t bits       # unused 16-bit slices of the last 64-bit draw
+    int32_t slices      # how many are left
+
+
+cdef inline uint64_t draw_subset(uint64_t left, int remaining, int size, Rng* rng, PickBits* pb) noexcept nogil:
+    """A uniformly random size-subset of left (remaining = popcount(left)): each card drawn
+    as a position among those not yet taken (exactly uniform, four to a 64-bit draw:
+    rng_below_bits16), then all taken at once with nth_bits."""
+    cdef uint64_t taken = 0
+    cdef int i
+    for i in range(size):
+        if pb.slices == 0:
+            pb.bits = rng_next(rng)
+            pb.slices = 4
+        taken |= nth_bit(~taken, rng_below_bits16(rng, <uint32_t>(pb.bits & 0xFFFF), remaining - i))
+        pb.bits >>= 16
+        pb.slices -= 1
+    return nth_bits(left, taken)
+
+
 cdef void deal_and_allocate_random(State* st, Rng* rng) noexcept nogil:
     """Deal the round and split every hand into random piles in one pass.
 
     Fills seat 0's piles, then seat 1's, ..., each pile a uniformly random subset of the
-    cards left: so a uniform deal and, within each hand, a uniform allocation. A pile's cards
-    are drawn as positions among the cards left (the idx-th position not yet taken, idx
-    exactly uniform, four to a 64-bit draw: rng_below_bits16), then taken all at once with
-    nth_bits; only that last step waits for the previous pile, so the piles' draws overlap."""
+    cards left (draw_subset): so a uniform deal and, within each hand, a uniform allocation.
+    Only a pile's last step (nth_bits) waits for the previous pile, so the draws overlap."""
     cdef uint64_t left = st.cfg.rain_in_use
     cdef int remaining = popcount(left)
     cdef int n = st.cfg.n_players
     cdef int n_groups = st.cfg.n_groups
-    cdef int i, s, g, size, slice_ = 0
-    cdef uint64_t taken, pile, hand, r = 0
+    cdef int s, g, size
+    cdef uint64_t pile, hand
+    cdef PickBits pb
+    pb.bits = 0
+    pb.slices = 0
     _start_round(st)
     for s in range(n):
         hand = 0
         for g in range(n_groups):
             size = st.cfg.group_size[g]
-            taken = 0
-            for i in range(size):
-                if slice_ == 0:
-                    r = rng_next(rng)
-                    slice_ = 4
-                taken |= nth_bit(~taken, rng_below_bits16(rng, <uint32_t>(r & 0xFFFF), remaining - i))
-                r >>= 16
-                slice_ -= 1
-            pile = nth_bits(left, taken)
+            pile = draw_subset(left, remaining, size, rng, &pb)
             left ^= pile
             remaining -= size
             st.pile[s][g] = pile
