@@ -99,9 +99,6 @@ def main() -> None:
     tricks_start = first_trick_state(rules, args.seed)
     seed = args.seed
 
-    def rng_run(n: int) -> object:
-        return _core.rng_calibrate(n, seed)
-
     def core_run(n: int) -> object:
         return _core.random_games(start, n, seed)
 
@@ -118,7 +115,7 @@ def main() -> None:
             python_game(rules, next(py_seeds))
         return None
 
-    rng_rate = _median_rate(rng_run, _size_for(rng_run, args.seconds), args.repeats)
+    rng_ns = calibration_ns(args.repeats, args.seconds, seed)
     core_rate = _median_rate(core_run, _size_for(core_run, args.seconds), args.repeats)
     round_rate = _median_rate(round_run, _size_for(round_run, args.seconds), args.repeats)
     tricks_rate = _median_rate(tricks_run, _size_for(tricks_run, args.seconds), args.repeats)
@@ -126,7 +123,7 @@ def main() -> None:
     py_rate = _median_rate(py_run, py_count, args.repeats)
 
     print(f"{PLAYERS} players, default rules; medians of {args.repeats} runs of ~{args.seconds:g} s")
-    print(f"calibration       {1e9 / rng_rate:10.2f} ns per rng call")
+    print(f"calibration       {rng_ns:10.2f} ns per rng call")
     print(f"core full games   {core_rate:12,.0f} games/s   ({1e9 / core_rate:7.0f} ns/game; "
           f"target >= {CORE_GAMES_TARGET:,.0f}: {'met' if core_rate >= CORE_GAMES_TARGET else 'NOT met'})")
     print(f"python full games {py_rate:12,.1f} games/s   ({1e3 / py_rate:7.2f} ms/game)")
@@ -137,8 +134,18 @@ def main() -> None:
           f"{'met' if tricks_ns < ROUND_NS_TARGET else 'NOT met'})")
     print(f"round, old way    {round_ns:10.1f} ns/round  (State copy + tricks + end of round; "
           f"{'under' if round_ns < ROUND_NS_TARGET else 'NOT under'} {ROUND_NS_TARGET:g})")
-    print(f"                  = {tricks_ns / (1e9 / rng_rate):.1f} / {round_ns / (1e9 / rng_rate):.1f} rng calls; "
-          f"game = {1e9 / core_rate / (1e9 / rng_rate):.0f} rng calls")
+    print(f"                  = {tricks_ns / rng_ns:.1f} / {round_ns / rng_ns:.1f} rng calls; "
+          f"game = {1e9 / core_rate / rng_ns:.0f} rng calls")
+
+
+def calibration_ns(repeats: int, seconds: float = 0.3, seed: int = 0) -> float:
+    """Median ns per raw random number drawn in C: how fast this shared host runs right now,
+    so that runs taken at different times (here and in bench_search.py) compare."""
+
+    def rng_run(n: int) -> object:
+        return _core.rng_calibrate(n, seed)
+
+    return 1e9 / _median_rate(rng_run, _size_for(rng_run, seconds), repeats)
 
 
 def _time_one(run: Callable[[int], object]) -> float:

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from bench_core import calibration_ns
 from csl_ai import _core
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.rules import RulesConfig
@@ -106,18 +107,6 @@ def thread_scaling(obs: Observation, iterations: int, repeats: int) -> tuple[flo
         wall_ratio.append(runs[1][0] / runs[2][0])
         cpu_ratio.append(runs[1][1] / runs[2][1])
     return statistics.median(wall_ratio), statistics.median(cpu_ratio)
-
-
-def calibration_ns(repeats: int) -> float:
-    """Median ns per raw random number drawn in C: how fast this shared host runs right now
-    (bench_core.py prints the same figure), so that runs taken at different times compare."""
-    n = 50_000_000
-    times = []
-    for r in range(repeats):
-        c0 = time.process_time()
-        _core.rng_calibrate(n, r)
-        times.append(time.process_time() - c0)
-    return statistics.median(times) / n * 1e9
 
 
 def sampler_rate(obs: Observation, repeats: int) -> float:

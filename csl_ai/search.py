@@ -473,14 +473,7 @@ def _order_by_heuristic(engine: _core.SearchEngine, obs: Observation, mixed: boo
     worth = [values[tuple(piles)] for piles in engine.candidates if isinstance(piles, tuple)]
     order = sorted(range(len(worth)), key=lambda i: (-worth[i], i))
     if mixed:
-        seen: set[int] = set()
-        merged: list[int] = []
-        for pair in zip(order, range(len(order))):
-            for i in pair:
-                if i not in seen:
-                    seen.add(i)
-                    merged.append(i)
-        order = merged
+        order = list(dict.fromkeys(i for pair in zip(order, range(len(order))) for i in pair))
     engine.set_order(order)
 
 
