@@ -527,3 +527,25 @@ def test_a_game_that_raises_on_ray_fails_the_run_naming_its_jobs(ray_local: None
     failed = r"^a game failed in jobs 0\.\.11: IllegalMoveError: no move today$"
     with pytest.raises(TournamentRunError, match=failed):
         harness.start(SMALL, tmp_path / "broken", options, factory=_broken)
+
+
+def test_ray_workers_import_the_drivers_package_not_the_working_folders(tmp_path: Path) -> None:
+    """Started from a source checkout (an uncompiled csl_ai in the working folder), the Ray
+    workers still import the csl_ai the driver imported: Ray puts the working folder first
+    on every worker's path, and that checkout used to fail every game."""
+    csl = Path(sys.executable).with_name("csl")
+    if not csl.exists():
+        pytest.skip("the csl console script is not installed next to this Python")
+    checkout = tmp_path / "checkout"
+    (checkout / "csl_ai").mkdir(parents=True)
+    (checkout / "csl_ai" / "__init__.py").write_text(
+        "raise ImportError('the working folder csl_ai was imported')\n"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(csl), "tournament", "--agents", "random,heuristic", "--players", "2",
+         "--games", "4", "--seed", "3", "--workers", "1", "--out", str(out)],
+        cwd=checkout, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert len((out / GAMES_FILE).read_text().splitlines()) == 4

@@ -38,6 +38,7 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -364,6 +365,30 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         raise TournamentRunError(f"cannot reach the Ray cluster at {address!r}: {reason}") from None
 
 
+def package_root() -> Path:
+    """The folder that holds the csl_ai this process imported (site-packages, or the
+    repository for an editable install)."""
+    import csl_ai
+
+    return Path(csl_ai.__file__).resolve().parent.parent
+
+
+@contextmanager
+def ray_code_path() -> Iterator[None]:
+    """Run ``ray.init`` from the folder of the imported csl_ai.
+
+    Ray puts the driver's working folder first on every worker's ``sys.path``. Started
+    from a source checkout, workers would import its uncompiled csl_ai instead of the
+    installed one; started from the package's own folder, they import what the driver did.
+    """
+    before = os.getcwd()
+    os.chdir(package_root())
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 def connect_ray(options: RunOptions) -> bool:
     """Start or join Ray as the options say; True if this call started it (and must shut it down)."""
     import ray
@@ -376,14 +401,15 @@ def connect_ray(options: RunOptions) -> bool:
         "log_to_driver": False,
     }
     try:
-        if options.address:
-            ray.init(address=options.address, **quiet)
-        else:
-            ray.init(
-                num_cpus=options.workers,
-                _system_config={"worker_niceness": options.worker_niceness},
-                **quiet,
-            )
+        with ray_code_path():
+            if options.address:
+                ray.init(address=options.address, **quiet)
+            else:
+                ray.init(
+                    num_cpus=options.workers,
+                    _system_config={"worker_niceness": options.worker_niceness},
+                    **quiet,
+                )
     except (ConnectionError, TimeoutError, RuntimeError, ValueError, OSError) as e:
         where = f"the Ray cluster at {options.address!r}" if options.address else "a local Ray instance"
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
