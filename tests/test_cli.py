@@ -215,6 +215,26 @@ def test_csl_play_with_only_ai_seats_needs_no_input(tmp_path: Path) -> None:
     assert "Final scores" in result.stdout
 
 
+def test_csl_play_keeps_a_secret_deals_seed_until_the_game_is_over(tmp_path: Path) -> None:
+    """The seed rebuilds every hidden card: an unfinished game never shows it, a finished
+    one shows it last (and the record holds it)."""
+    cut = tmp_path / "cut.json"
+    result = invoke(["play", "-n", "4", "--ai", "random", "--record", str(cut)], "quit\n")
+    assert_ok(result)
+    seed = load_record(cut)["seed"]
+    assert str(seed) not in result.stdout
+    assert "seed" not in result.stdout
+
+    done = tmp_path / "done.json"
+    args = ["play", "-n", "3", "--humans", "none", "--ai", "random", "--record", str(done)]
+    result = invoke(args)
+    assert_ok(result)
+    seed = load_record(done)["seed"]
+    before_end, _, end = result.stdout.partition("Final scores")
+    assert str(seed) not in before_end
+    assert f"This deal again: --seed {seed}" in end
+
+
 def test_csl_play_hint_shows_ranked_moves(tmp_path: Path) -> None:
     lines = ["hint", "quit"]
     result = invoke(

@@ -115,7 +115,11 @@ def play(
     ] = StarOption.TWICE,
     deck: Annotated[str | None, typer.Option("--deck", help="Sky deck TOML file.")] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Seed for the deal and the AI.")
+        int | None, typer.Option(
+            "--seed",
+            help="Seed for the deal and the AI. Without it the deal is secret and its "
+            "seed is shown when the game is over.",
+        )
     ] = None,
     hint: Annotated[
         bool,

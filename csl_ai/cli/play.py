@@ -358,6 +358,9 @@ def check_writable(path: Path) -> None:
 def play_command(options: PlayOptions, console: Console) -> int:
     """Run `csl play`; returns the exit code.
 
+    The seed rebuilds every hidden card, so a game dealt from a secret seed shows it only
+    once the game is over (it is in the record too).
+
     The record is saved however the game ends: finished, quit, Ctrl-C, end of input, or
     an error (which is then raised again).
     """
@@ -368,8 +371,9 @@ def play_command(options: PlayOptions, console: Console) -> int:
     rules = session.game.rules
     ai_seats = ", ".join(str(s) for s in sorted(session.agents)) or "none"
     human_seats = ", ".join(str(s) for s in sorted(session.humans)) or "none"
+    given_seed = f", seed {options.seed}" if options.seed is not None else ""
     console.print(
-        f"Candy Spiders Leopards: {rules.players} players, seed {session.game.seed}, "
+        f"Candy Spiders Leopards: {rules.players} players{given_seed}, "
         f"sides {rules.sides_text()}",
         soft_wrap=True,
     )
@@ -394,4 +398,6 @@ def play_command(options: PlayOptions, console: Console) -> int:
         save_game(session.game, record_path, agents, meta)
         state = "game" if session.game.is_over else "unfinished game"
         console.print(f"Saved the {state} to {record_path}", soft_wrap=True)
+        if session.game.is_over and options.seed is None:
+            console.print(f"This deal again: --seed {session.game.seed}", soft_wrap=True)
     return code
