@@ -45,9 +45,10 @@ plays its strongest card that still loses. An allocation: the strongest cards to
 group whose sky cards are worth most to it. A bet: good weather when the hand's danger (a
 rough count of the tricks it could win) is below a threshold. A small share of moves
 (playout_epsilon) is uniformly random. The other seats are modelled as a mixture: with
-chance opponent_randomness a seat plays like a uniformly random player (random moves, a
-coin-toss bet), else by these rules; the searcher does not know whom it faces, and a model
-of sensible opponents alone misjudges random ones.
+some chance a seat plays like a uniformly random player (random moves, a coin-toss bet),
+else by these rules; that chance is the seat's posterior given its bets and plays so far
+(csl_ai.beliefs, from the prior opponent_randomness), since a model of sensible opponents
+alone misjudges random ones and a model of random ones misjudges sensible players.
 
 ``algorithm="pimc"`` is flat determinized Monte Carlo (perfect-information Monte Carlo
 without the perfect-information search): each world is played out once per candidate with
@@ -65,6 +66,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from csl_ai import _core
+from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
 from csl_ai.heuristic import HeuristicAgent
@@ -78,6 +80,7 @@ OpponentModel = Literal["tree", "rules"]
 AllocationModel = Literal["rules", "uniform"]
 AllocationRoot = Literal["halving", "ucb"]
 AllocationOrder = Literal["heuristic", "playout", "mixed"]
+OpponentBeliefs = Literal["posterior", "fixed"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -224,6 +227,15 @@ class SearchConfig:
     Drawing one type per seat per iteration instead (a random player for the whole
     iteration) measured alike (89.5%, 91.6% and 48.3% on those games) but its benchmark
     curve stopped rising after 3,000 iterations, so the mixture stays per move."""
+    opponent_beliefs: OpponentBeliefs = "posterior"
+    """"posterior": each other seat's chance of playing like a random player is its
+    posterior given its bets and card plays in the finished rounds (csl_ai.beliefs), with
+    opponent_randomness as the prior; "fixed": opponent_randomness for every seat."""
+    belief_tremble: float = 0.5
+    """In the posterior, the rules model's chance of any legal card instead of its own: wide,
+    since the rules stand for every sensible player, not only this program."""
+    belief_bet_tremble: float = 0.1
+    """In the posterior, the rules model's chance of either weather bet instead of its own."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0
@@ -254,6 +266,7 @@ class SearchConfig:
             "allocation_model": ("rules", "uniform"),
             "allocation_root": ("halving", "ucb"),
             "allocation_order": ("heuristic", "playout", "mixed"),
+            "opponent_beliefs": ("posterior", "fixed"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -265,6 +278,7 @@ class SearchConfig:
             "widening_coef", "widening_alpha", "playout_epsilon", "weather_threshold",
             "weather_blue", "weather_power", "candy_value", "star_three_value_a",
             "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
+            "belief_tremble", "belief_bet_tremble",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -272,7 +286,7 @@ class SearchConfig:
         for name in ("margin_scale", "points_scale"):
             if getattr(self, name) <= 0:
                 raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
-        for name in ("playout_epsilon", "opponent_randomness"):
+        for name in ("playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble"):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchSettingsError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
         for name in ("exploration", "widening_base", "widening_coef", "widening_alpha", "margin_weight"):
@@ -326,10 +340,13 @@ class SearchResult:
     """Tree nodes created over all threads."""
     cpu_s: float = 0.0
     """CPU time of the search threads, summed (excludes the Python set-up)."""
+    beliefs: tuple[SeatBelief, ...] = ()
+    """What the search believed about each other seat (empty when it models none)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: seat, best_move (move JSON), iterations, worlds_sampled,
-        elapsed_s, cpu_s, algorithm, utility, threads, nodes, and moves: a list of {move, visits,
+        elapsed_s, cpu_s, algorithm, utility, threads, nodes, beliefs (per other seat: seat,
+        models {random, rules: posterior probability}, decisions), and moves: a list of {move, visits,
         mean_utility, ci95: [lo, hi] (null when unbounded), win_probability,
         expected_points, worlds}."""
         return {
@@ -343,6 +360,7 @@ class SearchResult:
             "utility": self.utility,
             "threads": self.threads,
             "nodes": self.nodes,
+            "beliefs": [b.to_json() for b in self.beliefs],
             "moves": [
                 {
                     "move": move_to_json(m.move),
@@ -430,7 +448,26 @@ def _policy_kwargs(obs: Observation, config: SearchConfig) -> dict[str, Any]:
     }
 
 
-def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
+def seat_beliefs(obs: Observation, config: SearchConfig = SearchConfig()) -> tuple[SeatBelief, ...]:
+    """How the search models each other seat: the posterior over player models, or the
+    fixed prior (config.opponent_beliefs); empty when the playouts are random."""
+    if config.playout != "rules" or obs.over:
+        return ()
+    if config.opponent_beliefs == "posterior":
+        policy = _policy_kwargs(obs, config)
+        del policy["epsilon"]
+        return opponent_beliefs(
+            obs, policy, config.opponent_randomness, config.belief_tremble, config.belief_bet_tremble
+        )
+    r = config.opponent_randomness
+    return tuple(SeatBelief(s, (r, 1.0 - r), 0) for s in range(obs.players) if s != obs.seat)
+
+
+def _engine(
+    obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief] | None = None
+) -> _core.SearchEngine:
+    """The C engine for obs: candidates in prior order, each other seat modelled by its
+    belief (computed here unless given)."""
     sampler = world_sampler(obs)
     try:
         engine = _core.SearchEngine(
@@ -458,10 +495,10 @@ def _engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
     if engine.root_kind == 0 and config.allocation_order != "playout":
         _order_by_heuristic(engine, obs, mixed=config.allocation_order == "mixed")
-    if config.opponent_randomness > 0 and config.playout == "rules":
-        engine.set_randomness(
-            [0.0 if s == obs.seat else config.opponent_randomness for s in range(obs.players)]
-        )
+    if config.playout == "rules":
+        if beliefs is None:
+            beliefs = seat_beliefs(obs, config)
+        engine.set_randomness(randomness_by_seat(beliefs, obs.players))
     return engine
 
 
@@ -509,7 +546,8 @@ def _split(total: int, parts: int) -> list[int]:
 def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchConfig()) -> SearchResult:
     """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits."""
     started = time.perf_counter()
-    engine = _engine(obs, config)
+    beliefs = seat_beliefs(obs, config)
+    engine = _engine(obs, config, beliefs)
     kind = engine.root_kind
     if engine.n_candidates == 1 and not config.search_forced:
         only = _move(kind, engine.candidate(0))
@@ -523,6 +561,7 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
             algorithm=config.algorithm,
             utility=config.utility,
             threads=limit.threads,
+            beliefs=beliefs,
         )
     seed = limit.seed if limit.seed is not None else int.from_bytes(os.urandom(8), "little")
     threads = limit.threads
@@ -583,6 +622,7 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
         threads=threads,
         nodes=sum(w.nodes for w, _b in workers),
         cpu_s=sum(w.cpu_s for w, _b in workers),
+        beliefs=beliefs,
     )
 
 
@@ -595,5 +635,6 @@ __all__: Sequence[str] = (
     "heuristic_move",
     "sample_worlds",
     "search",
+    "seat_beliefs",
     "world_sampler",
 )

@@ -38,6 +38,9 @@ With --json, stdout holds one JSON object (SearchResult.to_json()) and nothing e
     utility         "win" or "points"
     threads         search threads used
     nodes           tree nodes created
+    beliefs         how the search models each other seat, from its bets and card plays
+                    in finished rounds: seat, models ({"random": p, "rules": p}, the
+                    posterior chance of each player model), decisions (moves scored)
 
 A move object is {"type": "play", "card": "B7"},
 {"type": "allocate", "piles": ["B7 R2 G5", "B1 R9 G9", "B3 R4 G12"]}
@@ -212,6 +215,13 @@ def best_move(
     console.print(position_text(obs))
     console.print("Best move: ", move_text(result.best_move), sep="")
     console.print(search_table(result, top=top))
+    if result.beliefs:
+        console.print(
+            "Models of the others (chance of a random player, decisions seen): "
+            + ", ".join(
+                f"seat {b.seat} {b.randomness:.0%} ({b.decisions})" for b in result.beliefs
+            )
+        )
     if len(result.moves) > top:
         console.print(f"... {len(result.moves) - top} more candidates (--top N to list more)")
 
