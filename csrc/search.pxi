@@ -32,6 +32,7 @@
 # mask, and "beats the trick so far" is one comparison, so the rule policy costs a few
 # bit operations per card.
 from posix.stdlib cimport posix_memalign
+from libc.math cimport exp
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID
 
 cdef extern from *:
@@ -76,6 +77,7 @@ cdef enum:
     UTIL_POINTS = 1
     MAX_CANDIDATES = 1680
     MAX_PATH = 160
+    MAX_BET_TRIES = 64
     RESERVE_NODES = 8
     CACHE_LINE = 64
     MAX_NODES = 1 << 25
@@ -139,6 +141,11 @@ ctypedef struct SearchSpec:
     double pw_alpha
     int32_t halving             # 1: allocation roots by sequential halving over common worlds
     int32_t halving_min_worlds  # worlds each candidate gets in the first halving round
+    int32_t bet_inference       # 1: worlds weighted by the others' public weather bets
+    double bet_tremble          # a sensible seat's chance of either bet, whatever its hand
+    double bet_centre           # hand danger at which a sensible seat bets half the time
+    double bet_scale            # how sharply that chance falls with the danger
+    double randomness[MAX_PLAYERS]  # per seat: the chance it plays like a random player
 
 
 ctypedef struct RootStat:
@@ -853,14 +860,48 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
             st.pile[s][g] = piles[g]
 
 
+cdef double bet_acceptance(const SearchSpec* sp, const State* st) noexcept nogil:
+    """How likely the others' public weather bets are in this world, relative to the most
+    likely world. A random player bets either way with chance 1/2; a sensible one bets
+    with chance tremble/2 + (1 - tremble) / (1 + exp((danger - centre) / scale)), danger
+    being the rules' rough count of the tricks its round hand could win; each seat is the
+    mixture its randomness says. The product over the other seats, divided by its largest
+    possible value."""
+    cdef int s
+    cdef double a = 1.0, r, p, top = 1.0 - 0.5 * sp.bet_tremble, d
+    for s in range(st.cfg.n_players):
+        if s == sp.root_seat:
+            continue
+        r = sp.randomness[s]
+        d = hand_danger_s(&sp.policy, to_strength(st.hand[s]))
+        p = 0.5 * sp.bet_tremble + (1.0 - sp.bet_tremble) / (1.0 + exp((d - sp.bet_centre) / sp.bet_scale))
+        if not (st.declared_mask >> s) & 1:
+            p = 1.0 - p
+        a *= (0.5 * r + (1.0 - r) * p) / (0.5 * r + (1.0 - r) * top)
+    return a
+
+
+cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
+    """A world for one iteration: exactly uniform from the sampler, then, with bet inference,
+    accepted with chance bet_acceptance (rejection sampling: the accepted worlds follow the
+    posterior given the bets); after MAX_BET_TRIES refusals the last draw stands, so a
+    search never stalls on an unlikely bet. Last, the allocation model (if on)."""
+    cdef int tries = 1
+    sampler_draw(sp.sampler, rng, st)
+    if sp.bet_inference:
+        while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
+            sampler_draw(sp.sampler, rng, st)
+            tries += 1
+    if sp.model_allocations:
+        model_unseen_allocations(sp, st, rng)
+
+
 cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     """One determinization: sample a world, pick a root candidate by UCB (with progressive
     widening for allocations), then descend from it (ismcts_descend)."""
     cdef State st
     cdef int ci
-    sampler_draw(sp.sampler, &w.rng, &st)
-    if sp.model_allocations:
-        model_unseen_allocations(sp, &st, &w.rng)
+    draw_world(sp, &w.rng, &st)
     w.worlds += 1
     ci = select_root(sp, w)
     ismcts_descend(sp, w, &st, ci, &w.rng)
@@ -1021,9 +1062,7 @@ cdef void halving_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     if w.next_alive == 0:
         if w.round_worlds_left <= 0:
             halving_next_round(w)
-        sampler_draw(sp.sampler, &w.rng, &w.world)
-        if sp.model_allocations:
-            model_unseen_allocations(sp, &w.world, &w.rng)
+        draw_world(sp, &w.rng, &w.world)
         rng_seed(&w.world_rng, rng_next(&w.rng))
         w.worlds += 1
         w.round_worlds_left -= 1
@@ -1050,9 +1089,7 @@ cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     cdef double u[MAX_PLAYERS]
     cdef double share[MAX_PLAYERS]
     cdef double pts[MAX_PLAYERS]
-    sampler_draw(sp.sampler, &w.rng, &world)
-    if sp.model_allocations:
-        model_unseen_allocations(sp, &world, &w.rng)
+    draw_world(sp, &w.rng, &world)
     w.worlds += 1
     for i in range(k):
         st = world
@@ -1173,6 +1210,12 @@ cdef class SearchEngine:
         self.sp.pw_alpha = pw_alpha
         self.sp.halving = halving
         self.sp.halving_min_worlds = halving_min_worlds if halving_min_worlds > 0 else 1
+        self.sp.bet_inference = 0
+        self.sp.bet_tremble = 1.0
+        self.sp.bet_centre = 0.0
+        self.sp.bet_scale = 1.0
+        for i in range(MAX_PLAYERS):
+            self.sp.randomness[i] = 0.0
         self.sp.pimc_candidates = pimc_candidates if pimc_candidates > 0 else 1
         policy_init(&self.sp.policy, &base.cfg, rules_playout, epsilon, weather_threshold,
                     weather_blue, weather_power, candy_value, star_three_value, potential_decay,
@@ -1221,8 +1264,39 @@ cdef class SearchEngine:
         if len(values) != n or values[self.sp.root_seat] != 0.0 or not all(0.0 <= p <= 1.0 for p in values):
             raise ValueError("set_randomness needs one chance in [0, 1] per seat, 0 for the searcher")
         for s in range(n):
+            self.sp.randomness[s] = values[s]
             if values[s] > 0.0:
                 policy_set_randomness(&self.sp.policy, s, values[s])
+
+    def set_bet_inference(self, double tremble, double centre, double scale):
+        """Weight the sampled worlds by the others' weather bets (see bet_acceptance) once
+        they are public, i.e. in the trick phase; each seat by the randomness given to
+        set_randomness. Returns whether it is on (only with rule playouts, in the trick
+        phase)."""
+        if not 0.0 < tremble <= 1.0 or not scale > 0.0 or centre != centre:
+            raise ValueError("set_bet_inference needs a tremble in (0, 1] and a positive scale")
+        self.sp.bet_tremble = tremble
+        self.sp.bet_centre = centre
+        self.sp.bet_scale = scale
+        self.sp.bet_inference = 1 if (self.sp.policy.rules
+                                      and self.sampler.sm.base.phase == PHASE_PLAY) else 0
+        return bool(self.sp.bet_inference)
+
+    def draw_worlds(self, long n, uint64_t seed):
+        """n worlds as the search draws them (bet inference and allocation model included),
+        for tests."""
+        cdef Rng rng
+        cdef long i
+        cdef CoreState obj
+        if n < 0:
+            raise ValueError(f"n must be >= 0, got {n!r}")
+        rng_seed(&rng, seed)
+        out = []
+        for i in range(n):
+            obj = CoreState.__new__(CoreState)
+            draw_world(&self.sp, &rng, &obj.st)
+            out.append(obj)
+        return out
 
     def set_order(self, order):
         """Put the allocation candidates in the given order (a permutation of their indices),
