@@ -14,12 +14,36 @@ Rows and targets (issue 3):
   ismcts-vs-random-4p      ISMCTS 10k iterations, three random bots target >= 90%
   ismcts-vs-heuristic-2p   ISMCTS 10k iterations heads-up           target >= 70%
   curve                    ISMCTS at 1k, 3k, 10k, 30k iterations against three heuristics
+  ismcts-vs-zoo-NAME-4p    ISMCTS 10k iterations against three `zoo:NAME` bots (csl_ai/zoo.py),
+                           NAME = cautious, leopards, stars, trumps, bettor; target >= 45%.
+                           Not in the default run: add them with --zoo, or name them (or
+                           'zoo') in --only.
+
+Opponents used while tuning the search (heuristic, zoo:cautious, random) are marked
+"tuning" in the tables, the other zoo bots "held-out"; a summary line gives the mean win
+share over the held-out rows that were run.
+
+Beside the win share, every row reports (from its own games; benchmarks/strength_metrics.py):
+  - calibration of the test agent's own win estimate (search agents only): the best
+    move's win_probability at each searched decision against the game's realised win
+    share; mean estimate, realised share and Brier score at its first allocation and
+    over all its decisions, and both by estimate decile;
+  - good-weather bets of the test agent and of its opponents pooled: bets per round
+    played, honoured share, share made in the last round, and each bet's value against
+    the same sky cards left face up (the game replayed with that declaration withdrawn
+    and rescored by the engine), as a mean per bet with a 95% interval over deals;
+  - shooting stars: the test agent's share of games ending with 2 and with 3 face-up
+    stars against its opponents' on the same cards (same deal, same seat, other
+    rotations), and the paired difference in star points a game with a 95% interval
+    over deals.
 
 Usage:
   python benchmarks/bench_strength.py                 # full size: 400 games a row
   python benchmarks/bench_strength.py --quick         # smoke run: 20 games, budgets / 10
   python benchmarks/bench_strength.py --games 100 --workers 2 --only ismcts-vs-heuristic-4p
   python benchmarks/bench_strength.py --only heuristic-vs-random-4p heuristic-vs-random-2p
+  python benchmarks/bench_strength.py --zoo           # the default rows and the zoo rows
+  python benchmarks/bench_strength.py --only zoo --json zoo.json   # zoo rows, figures to JSON
 
 With iteration limits and fixed seeds every game is reproducible, whatever --workers.
 """
@@ -31,24 +55,42 @@ import hashlib
 import json
 import math
 import multiprocessing
-import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
-from csl_ai.rules import RulesConfig  # noqa: E402
+from csl_ai.agents import Agent, AgentSpecError, make_agent, play_game  # noqa: E402
+from csl_ai.game import Observation  # noqa: E402
+from csl_ai.moves import Move  # noqa: E402
+from csl_ai.rules import Kind, RulesConfig  # noqa: E402
+from strength_metrics import (  # noqa: E402
+    Bet,
+    BetSummary,
+    Calibration,
+    PairedFigure,
+    bets_of,
+    calibration,
+    calibration_bins,
+    deal_bootstrap,
+    paired_figure,
+    summarise_bets,
+)
 
 FULL_GAMES = 400
 QUICK_GAMES = 20
 QUICK_BUDGET_DIVISOR = 10
 MAIN_ITERATIONS = 10_000
 CURVE_ITERATIONS = (1_000, 3_000, 10_000, 30_000)
-BOOTSTRAP_RESAMPLES = 2_000
+ZOO_BOTS = ("cautious", "leopards", "stars", "trumps", "bettor")
+ZOO_TARGET = 0.45
+TUNING_OPPONENTS = frozenset({"heuristic", "zoo:cautious", "random"})
+"""Opponents the search was tuned against; the other zoo bots are held out."""
 Z95 = 1.959963984540054
 
 
@@ -63,16 +105,57 @@ class Row:
     target: float | None = None
     group: str = "main"
 
+    @property
+    def opponent_set(self) -> str:
+        """Whether the search was tuned against these opponents: "tuning", "held-out" (a
+        zoo bot it never met while tuning) or "-"."""
+        if self.opponent in TUNING_OPPONENTS:
+            return "tuning"
+        return "held-out" if self.opponent.startswith("zoo:") else "-"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The test agent's own win estimate at one searched decision."""
+
+    round: int
+    phase: str
+    win_probability: float
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What one game sends back from its worker process: plain, picklable values."""
+
+    row: str
+    deal: int
+    rotation: int
+    """The test agent's seat."""
+    win_share: float
+    points: float
+    opponent_points: float
+    """Mean final total of the other seats."""
+    seconds: float
+    rounds: int
+    estimates: tuple[Estimate, ...]
+    bets: tuple[Bet, ...]
+    """Every seat's good-weather bets."""
+    stars: tuple[int, ...]
+    """Face-up shooting stars per seat at the end."""
+    star_points: tuple[int, ...]
+    """The star column of each seat's final score."""
+
 
 @dataclass
 class Outcome:
-    """The games of one row, by deal: win shares and points of the test agent."""
+    """The games of one row: win shares by deal, points, and every game's record."""
 
     row: Row
     shares: dict[int, list[float]] = field(default_factory=dict)
     points: list[float] = field(default_factory=list)
     others: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    records: list[GameRecord] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -83,34 +166,67 @@ class Outcome:
         return sum(sum(v) for v in self.shares.values()) / self.games
 
 
+class EstimateRecorder:
+    """Plays exactly as the wrapped agent and keeps its win estimate at each decision it
+    searched (the best move's win_probability in ``agent.last_result``).
+
+    An agent without ``last_result`` (one that does not search) leaves no estimates; a
+    forced move (no iterations) is not an estimate either.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.estimates: list[Estimate] = []
+
+    def act(self, obs: Observation) -> Move:
+        before = getattr(self.agent, "last_result", None)
+        move = self.agent.act(obs)
+        result = getattr(self.agent, "last_result", None)
+        if result is not None and result is not before and result.iterations > 0:
+            best = next((m for m in result.moves if m.move == result.best_move), result.moves[0])
+            self.estimates.append(
+                Estimate(len(obs.rounds) - 1, obs.phase.value, float(best.win_probability))
+            )
+        return move
+
+
 def agent_seed(base: int, deal: int, rotation: int, seat: int, role: str) -> int:
     """A fixed seed for one agent in one game, independent of how games are scheduled."""
     key = f"{base}|{deal}|{rotation}|{seat}|{role}".encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
 
 
-def play_one(task: tuple[Row, int, int, int]) -> tuple[str, int, float, float, float, float]:
+def play_one(task: tuple[Row, int, int, int]) -> GameRecord:
     """Play one game: the test agent at seat `rotation` of deal `deal`."""
     row, base, deal, rotation = task
-    agents: list[Agent] = []
-    for seat in range(row.players):
-        if seat == rotation:
-            agents.append(make_agent(row.test, agent_seed(base, deal, rotation, seat, "test")))
-        else:
-            agents.append(make_agent(row.opponent, agent_seed(base, deal, rotation, seat, "opp")))
+    test_seed = agent_seed(base, deal, rotation, rotation, "test")
+    test = EstimateRecorder(make_agent(row.test, test_seed))
+    agents: list[Agent] = [
+        test
+        if seat == rotation
+        else make_agent(row.opponent, agent_seed(base, deal, rotation, seat, "opp"))
+        for seat in range(row.players)
+    ]
     started = time.perf_counter()
     game = play_game(RulesConfig(players=row.players), agents, base + deal)
     elapsed = time.perf_counter() - started
     result = game.result()
     totals = [line.total for line in result.scores]
     others = [t for s, t in enumerate(totals) if s != rotation]
-    return (
-        row.name,
-        deal,
-        result.win_share(rotation),
-        float(totals[rotation]),
-        sum(others) / len(others),
-        elapsed,
+    return GameRecord(
+        row=row.name,
+        deal=deal,
+        rotation=rotation,
+        win_share=result.win_share(rotation),
+        points=float(totals[rotation]),
+        opponent_points=sum(others) / len(others),
+        seconds=elapsed,
+        rounds=len(game.rounds),
+        estimates=tuple(test.estimates),
+        bets=bets_of(game),
+        stars=tuple(elements[Kind.STAR] for elements in game.core.elements),
+        star_points=tuple(line.star for line in result.scores),
     )
 
 
@@ -135,22 +251,7 @@ def wilson(share: float, n: int) -> tuple[float, float]:
 
 def bootstrap(shares: dict[int, list[float]], seed: int = 12345) -> tuple[float, float]:
     """95% percentile interval of the mean win share, resampling whole deals."""
-    per_deal = [(sum(v), len(v)) for v in shares.values()]
-    if len(per_deal) < 2:
-        return (0.0, 1.0)
-    rng = random.Random(seed)
-    means = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        total = games = 0.0
-        for _ in range(len(per_deal)):
-            s, n = per_deal[rng.randrange(len(per_deal))]
-            total += s
-            games += n
-        means.append(total / games)
-    means.sort()
-    lo = means[int(0.025 * (len(means) - 1))]
-    hi = means[math.ceil(0.975 * (len(means) - 1))]
-    return (lo, hi)
+    return deal_bootstrap(shares, seed) or (0.0, 1.0)
 
 
 def verdict(target: float | None, lo: float, share: float) -> str:
@@ -163,7 +264,79 @@ def verdict(target: float | None, lo: float, share: float) -> str:
     return "NOT MET"
 
 
+# --- the figures beside the win share ----------------------------------------------------------
+
+
+def calibration_pairs(
+    records: Sequence[GameRecord],
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(estimate, realised win share) at the test agent's first allocation of each game,
+    and at all its searched decisions."""
+    first: list[tuple[float, float]] = []
+    every: list[tuple[float, float]] = []
+    for rec in records:
+        opening = next((e for e in rec.estimates if e.round == 0 and e.phase == "allocate"), None)
+        if opening is not None:
+            first.append((opening.win_probability, rec.win_share))
+        every.extend((e.win_probability, rec.win_share) for e in rec.estimates)
+    return first, every
+
+
+def bet_summaries(row: Row, records: Sequence[GameRecord]) -> tuple[BetSummary, BetSummary]:
+    """The test agent's bets and its opponents' (pooled), by deal."""
+    test: dict[int, list[Bet]] = {}
+    opponents: dict[int, list[Bet]] = {}
+    for rec in records:
+        for bet in rec.bets:
+            (test if bet.seat == rec.rotation else opponents).setdefault(rec.deal, []).append(bet)
+    rounds = sum(rec.rounds for rec in records)
+    last_round = RulesConfig(players=row.players).spec.rounds - 1
+    return (
+        summarise_bets(test, rounds, last_round),
+        summarise_bets(opponents, rounds * (row.players - 1), last_round),
+    )
+
+
+@dataclass(frozen=True)
+class StarSummary:
+    """Shooting stars of the test agent against its opponents on the same cards: shares of
+    games ending with 2 and with 3 face-up stars, and star points a game."""
+
+    two: PairedFigure
+    three: PairedFigure
+    points: PairedFigure
+
+
+def star_summary(records: Sequence[GameRecord]) -> StarSummary:
+    """At each (deal, seat), the test agent's game there against the opponents' games at
+    the same seat of the same deal (the other rotations)."""
+    test: dict[tuple[int, int], tuple[int, int]] = {}
+    opponents: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for rec in records:
+        for seat, held in enumerate(zip(rec.stars, rec.star_points)):
+            if seat == rec.rotation:
+                test[(rec.deal, seat)] = held
+            else:
+                opponents.setdefault((rec.deal, seat), []).append(held)
+
+    def figure(value: Callable[[int, int], float]) -> PairedFigure:
+        return paired_figure(
+            {cell: value(*held) for cell, held in test.items()},
+            {cell: [value(*h) for h in held] for cell, held in opponents.items()},
+        )
+
+    return StarSummary(
+        two=figure(lambda stars, _points: float(stars == 2)),
+        three=figure(lambda stars, _points: float(stars == 3)),
+        points=figure(lambda _stars, points: float(points)),
+    )
+
+
+# --- rows ----------------------------------------------------------------------------------------
+
+
 def build_rows(main_iters: int, curve: Sequence[int]) -> list[Row]:
+    """Every known row; the zoo rows run only when asked for (see `select`)."""
     ismcts = f"ismcts:iters={main_iters}"
     rows = [
         Row("heuristic-vs-random-4p", 4, "heuristic", "random", None, "sanity"),
@@ -177,20 +350,47 @@ def build_rows(main_iters: int, curve: Sequence[int]) -> list[Row]:
         for iters in curve
         if iters != main_iters
     ]
+    rows += [
+        Row(f"ismcts-vs-zoo-{bot}-4p", 4, ismcts, f"zoo:{bot}", ZOO_TARGET, "zoo")
+        for bot in ZOO_BOTS
+    ]
     return rows
 
 
-def select(rows: list[Row], only: Sequence[str] | None, main_iters: int) -> list[Row]:
-    if not only:
-        return rows
-    names = {r.name for r in rows} | {"curve"}
-    for name in only:
-        if name not in names:
-            raise SystemExit(f"unknown row {name!r}; expected one of: {', '.join(sorted(names))}")
-    chosen = [r for r in rows if r.name in only or ("curve" in only and r.group == "curve")]
-    if "curve" in only and not any(r.name == "ismcts-vs-heuristic-4p" for r in chosen):
+def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> list[Row]:
+    """The rows named in `only` ('curve' and 'zoo' name their groups), else every row
+    but the zoo rows; `zoo` adds the zoo rows to either."""
+    groups = {"curve", "zoo"}
+    if only:
+        names = {r.name for r in rows} | groups
+        for name in only:
+            if name not in names:
+                raise SystemExit(
+                    f"unknown row {name!r}; expected one of: {', '.join(sorted(names))}"
+                )
+    wanted = set(only or ()) | ({"zoo"} if zoo else set())
+
+    def chosen_row(row: Row) -> bool:
+        if row.name in wanted or (row.group in groups and row.group in wanted):
+            return True
+        return not only and row.group != "zoo"
+
+    chosen = [r for r in rows if chosen_row(r)]
+    if "curve" in wanted and not any(r.name == "ismcts-vs-heuristic-4p" for r in chosen):
         chosen.append(next(r for r in rows if r.name == "ismcts-vs-heuristic-4p"))
     return chosen
+
+
+def check_specs(rows: Sequence[Row]) -> None:
+    """Exit with a clear message, before any game, if make_agent cannot build a row's agents."""
+    for row in rows:
+        for spec in (row.test, row.opponent):
+            try:
+                make_agent(spec, 0)
+            except AgentSpecError as e:
+                zoo = spec.startswith("zoo:")
+                hint = " (is the zoo registered in make_agent yet?)" if zoo else ""
+                raise SystemExit(f"row {row.name}: agent {spec!r}: {e}{hint}") from None
 
 
 def run(
@@ -201,14 +401,14 @@ def run(
     started = time.perf_counter()
     done = 0
 
-    def record(item: tuple[str, int, float, float, float, float]) -> None:
+    def record(game: GameRecord) -> None:
         nonlocal done
-        name, deal, share, pts, others, elapsed = item
-        out = outcomes[name]
-        out.shares.setdefault(deal, []).append(share)
-        out.points.append(pts)
-        out.others.append(others)
-        out.seconds += elapsed
+        out = outcomes[game.row]
+        out.shares.setdefault(game.deal, []).append(game.win_share)
+        out.points.append(game.points)
+        out.others.append(game.opponent_points)
+        out.seconds += game.seconds
+        out.records.append(game)
         done += 1
         if progress and (done % 20 == 0 or done == len(tasks)):
             print(
@@ -224,13 +424,18 @@ def run(
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             for item in pool.imap_unordered(play_one, tasks, chunksize=1):
                 record(item)
+    for out in outcomes.values():
+        out.records.sort(key=lambda g: (g.deal, g.rotation))
     return outcomes
+
+
+# --- printing ---------------------------------------------------------------------------------
 
 
 def print_table(title: str, outcomes: Sequence[Outcome]) -> None:
     print(f"\n{title}")
     header = (
-        f"{'row':<24} {'test':<20} {'vs':<10} {'games':>5} {'win share':>9} "
+        f"{'row':<26} {'test':<20} {'vs':<12} {'opp set':<8} {'games':>5} {'win share':>9} "
         f"{'95% CI (deals)':>15} {'Wilson 95%':>15} {'fair':>5} {'target':>6} "
         f"{'verdict':<16} {'pts':>6} {'opp pts':>7} {'s/game':>7}"
     )
@@ -243,7 +448,8 @@ def print_table(title: str, outcomes: Sequence[Outcome]) -> None:
         wlo, whi = wilson(share, out.games)
         target = f"{row.target:.0%}" if row.target is not None else "-"
         print(
-            f"{row.name:<24} {row.test:<20} {row.opponent:<10} {out.games:>5} {share:>9.1%} "
+            f"{row.name:<26} {row.test:<20} {row.opponent:<12} {row.opponent_set:<8} "
+            f"{out.games:>5} {share:>9.1%} "
             f"{f'{lo:.1%}..{hi:.1%}':>15} {f'{wlo:.1%}..{whi:.1%}':>15} {1 / row.players:>5.0%} "
             f"{target:>6} {verdict(row.target, lo, share):<16} "
             f"{sum(out.points) / len(out.points):>6.1f} {sum(out.others) / len(out.others):>7.1f} "
@@ -265,6 +471,188 @@ def print_curve(outcomes: Sequence[tuple[int, Outcome]]) -> None:
             f"{'|' * round(out.share * 40)}{trend}"
         )
         previous = out.share
+
+
+def held_out_summary(outcomes: Sequence[Outcome]) -> str | None:
+    """One line: the mean win share over the held-out rows run (None if none ran)."""
+    held = [out for out in outcomes if out.row.opponent_set == "held-out"]
+    if not held:
+        return None
+    mean = sum(out.share for out in held) / len(held)
+    names = ", ".join(out.row.opponent for out in held)
+    return f"held-out opponents: mean win share {mean:.1%} over {len(held)} row(s) ({names})"
+
+
+def _percent(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.1%}"
+
+
+def _points(value: float, width: int = 0) -> str:
+    """A difference of shares in percentage points, signed."""
+    return f"{'-' if math.isnan(value) else f'{100 * value:+.1f}':>{width}}"
+
+
+def _interval(ci: tuple[float, float] | None, scale: float = 1.0, digits: int = 1) -> str:
+    if ci is None:
+        return "-"
+    return f"{scale * ci[0]:+.{digits}f}..{scale * ci[1]:+.{digits}f}"
+
+
+def print_calibration(records: Sequence[GameRecord], test: str) -> None:
+    first, every = calibration_pairs(records)
+    if not every:
+        print(f"  win estimate: none ({test} reports no search result)")
+        return
+    print(
+        f"  {'win estimate of the test agent':<31} {'n':>6} {'mean est':>8} {'realised':>8} "
+        f"{'est-real':>8} {'Brier':>6}"
+    )
+    for label, pairs in (("at its first allocation", first), ("at all its decisions", every)):
+        summary: Calibration | None = calibration(pairs)
+        if summary is None:
+            print(f"    {label:<29} {0:>6}")
+            continue
+        print(
+            f"    {label:<29} {summary.count:>6} {summary.mean_estimate:>8.1%} "
+            f"{summary.realised:>8.1%} {_points(summary.difference, 8)} {summary.brier:>6.3f}"
+        )
+    columns = f"{'n':>6} {'est':>6} {'real':>6} {'diff':>6}"
+    print(f"    {'by estimate':<12}{'first allocation':^27}  {'all decisions':^27}".rstrip())
+    print(f"    {'':<12}{columns}  {columns}")
+    for first_bin, every_bin in zip(calibration_bins(first), calibration_bins(every)):
+        if first_bin.count == 0 and every_bin.count == 0:
+            continue
+        cells = []
+        for b in (first_bin, every_bin):
+            if b.count == 0:
+                cells.append(f"{'-':>6} {'':>6} {'':>6} {'':>6}")
+            else:
+                cells.append(
+                    f"{b.count:>6} {b.mean_estimate:>6.1%} {b.realised:>6.1%} "
+                    f"{_points(b.difference, 6)}"
+                )
+        label = f"{first_bin.low:.0%}-{first_bin.high:.0%}"
+        print(f"    {label:<12}" + "  ".join(cells))
+
+
+def print_bets(row: Row, records: Sequence[GameRecord]) -> None:
+    print(
+        f"  {'good weather':<31} {'bets/round':>10} {'bets':>5} {'honoured':>8} "
+        f"{'value/bet':>9} {'95% CI (deals)':>15} {'last round':>10}"
+    )
+    for label, summary in zip(("test agent", "opponents"), bet_summaries(row, records)):
+        value = "-" if math.isnan(summary.mean_value) else f"{summary.mean_value:+.1f}"
+        print(
+            f"    {label:<29} {summary.per_round:>10.3f} {summary.bets:>5} "
+            f"{_percent(summary.honoured_share):>8} {value:>9} {_interval(summary.ci95):>15} "
+            f"{_percent(summary.last_round_share):>10}"
+        )
+
+
+def print_stars(records: Sequence[GameRecord]) -> None:
+    stars = star_summary(records)
+    print(f"  {'shooting stars':<31} {'2 stars':>8} {'3 stars':>8} {'star pts/game':>13}")
+    print(
+        f"    {'test agent':<29} {_percent(stars.two.test):>8} {_percent(stars.three.test):>8} "
+        f"{stars.points.test:>+13.2f}"
+    )
+    print(
+        f"    {'opponents, same cards':<29} {_percent(stars.two.opponents):>8} "
+        f"{_percent(stars.three.opponents):>8} {stars.points.opponents:>+13.2f}"
+    )
+    print(
+        f"    test - opponents: {stars.points.difference:+.2f} star pts/game, "
+        f"95% CI (deals) {_interval(stars.points.ci95, digits=2)}"
+    )
+
+
+def print_details(out: Outcome) -> None:
+    row = out.row
+    print(
+        f"\n{row.name}: {row.test} vs {row.opponent} ({row.opponent_set}), "
+        f"{out.games} games, win share {out.share:.1%}"
+    )
+    print_calibration(out.records, row.test)
+    print_bets(row, out.records)
+    print_stars(out.records)
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def calibration_json(pairs: Sequence[tuple[float, float]]) -> dict[str, Any] | None:
+    summary = calibration(pairs)
+    if summary is None:
+        return None
+    return {
+        **asdict(summary),
+        "difference": summary.difference,
+        "deciles": [
+            {
+                "low": b.low,
+                "high": b.high,
+                "count": b.count,
+                "mean_estimate": _finite(b.mean_estimate),
+                "realised": _finite(b.realised),
+                "difference": _finite(b.difference),
+            }
+            for b in calibration_bins(pairs)
+        ],
+    }
+
+
+def bets_json(summary: BetSummary) -> dict[str, Any]:
+    return {
+        "seat_rounds": summary.seat_rounds,
+        "bets": summary.bets,
+        "bets_per_round": _finite(summary.per_round),
+        "honoured": summary.honoured,
+        "honoured_share": _finite(summary.honoured_share),
+        "mean_value_per_bet": _finite(summary.mean_value),
+        "value_ci95_deals": summary.ci95,
+        "last_round_bets": summary.last_round,
+        "last_round_share": _finite(summary.last_round_share),
+    }
+
+
+def paired_json(figure: PairedFigure) -> dict[str, Any]:
+    return {
+        "test": _finite(figure.test),
+        "opponents_same_cards": _finite(figure.opponents),
+        "difference": _finite(figure.difference),
+        "difference_ci95_deals": figure.ci95,
+    }
+
+
+def outcome_json(out: Outcome) -> dict[str, Any]:
+    first, every = calibration_pairs(out.records)
+    test_bets, opponent_bets = bet_summaries(out.row, out.records)
+    stars = star_summary(out.records)
+    return {
+        **asdict(out.row),
+        "opponent_set": out.row.opponent_set,
+        "games": out.games,
+        "win_share": out.share,
+        "ci95_deals": bootstrap(out.shares),
+        "wilson95": wilson(out.share, out.games),
+        "mean_points": sum(out.points) / len(out.points),
+        "mean_opponent_points": sum(out.others) / len(out.others),
+        "seconds_per_game": out.seconds / out.games,
+        "calibration": {
+            "first_allocation": calibration_json(first),
+            "all_decisions": calibration_json(every),
+        },
+        "good_weather": {"test": bets_json(test_bets), "opponents": bets_json(opponent_bets)},
+        "shooting_stars": {
+            "two_stars_share": paired_json(stars.two),
+            "three_stars_share": paired_json(stars.three),
+            "star_points_per_game": paired_json(stars.points),
+        },
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--iters",
         type=int,
         default=MAIN_ITERATIONS,
-        help=f"ISMCTS iterations a decision in the main rows (default {MAIN_ITERATIONS})",
+        help=f"ISMCTS iterations a decision in the main and zoo rows (default {MAIN_ITERATIONS})",
     )
     parser.add_argument(
         "--curve",
@@ -303,9 +691,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="ISMCTS budgets of the curve (default 1000 3000 10000 30000)",
     )
     parser.add_argument(
-        "--only", nargs="+", default=None, help="rows to run (names as printed, or 'curve')"
+        "--only",
+        nargs="+",
+        default=None,
+        help="rows to run (names as printed, or 'curve' or 'zoo' for those groups)",
     )
-    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--zoo",
+        action="store_true",
+        help=(
+            "also run the zoo rows (ISMCTS against three zoo:NAME bots, "
+            f"NAME in {', '.join(ZOO_BOTS)})"
+        ),
+    )
+    parser.add_argument("--json", default=None, help="also write every figure to this JSON file")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else (QUICK_GAMES if args.quick else FULL_GAMES)
@@ -316,7 +715,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         curve = [max(1, c // QUICK_BUDGET_DIVISOR) for c in curve]
     if games < 1 or args.workers < 1:
         parser.error("--games and --workers must be positive")
-    rows = select(build_rows(main_iters, curve), args.only, main_iters)
+    rows = select(build_rows(main_iters, curve), args.only, args.zoo)
+    check_specs(rows)
     mode = (
         f"QUICK smoke run (budgets / {QUICK_BUDGET_DIVISOR}; not the benchmark)"
         if args.quick
@@ -331,10 +731,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for group, title in (
         ("sanity", "Heuristic against random bots"),
         ("main", f"ISMCTS ({main_iters} iterations a decision)"),
+        ("zoo", f"ISMCTS ({main_iters} iterations a decision) against three zoo bots, 4 players"),
     ):
         chosen = [outcomes[r.name] for r in rows if r.group == group]
         if chosen:
             print_table(title, chosen)
+    held_out = held_out_summary([outcomes[r.name] for r in rows])
+    if held_out:
+        print(f"\n{held_out}")
     curve_points = []
     for iters in curve:
         name = "ismcts-vs-heuristic-4p" if iters == main_iters else f"curve-{iters}"
@@ -342,25 +746,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             curve_points.append((iters, outcomes[name]))
     if any(r.group == "curve" for r in rows) and curve_points:
         print_curve(curve_points)
+    print(
+        "\nPer row: calibration of the test agent's own win estimate (est-real and diff in "
+        "percentage points),\ngood-weather bets (value: final total minus the total had it not "
+        "declared, same cards won),\nshooting stars against the opponents who held the same seat "
+        "of the same deal."
+    )
+    for row in rows:
+        print_details(outcomes[row.name])
     print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
     if args.json:
+        held = [outcomes[r.name] for r in rows if r.opponent_set == "held-out"]
         data = {
             "games_per_row": games,
             "seed": args.seed,
             "quick": args.quick,
-            "rows": [
-                {
-                    **asdict(out.row),
-                    "games": out.games,
-                    "win_share": out.share,
-                    "ci95_deals": bootstrap(out.shares),
-                    "wilson95": wilson(out.share, out.games),
-                    "mean_points": sum(out.points) / len(out.points),
-                    "mean_opponent_points": sum(out.others) / len(out.others),
-                    "seconds_per_game": out.seconds / out.games,
-                }
-                for out in outcomes.values()
-            ],
+            "rows": [outcome_json(outcomes[r.name]) for r in rows],
+            "held_out": {
+                "rows": [out.row.name for out in held],
+                "mean_win_share": sum(out.share for out in held) / len(held) if held else None,
+            },
         }
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2)
