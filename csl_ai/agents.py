@@ -39,6 +39,7 @@ from csl_ai.heuristic import (
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
+from csl_ai.zoo import ZOO_AGENTS, ZOO_SPECS
 
 
 class AgentSpecError(CslError):
@@ -223,15 +224,24 @@ _OPTIONS: Final[Mapping[str, tuple[str, ...]]] = {
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """The agent a spec names: ``random``, ``heuristic``, ``pimc[:iters=N]`` or
+    """The agent a spec names: ``random``, ``heuristic``, ``pimc[:iters=N]``,
     ``ismcts[:fast|normal|strong|iters=N|ms=N]`` with options joined by commas
-    (``ismcts:iters=5000,threads=2``); AgentSpecError on anything else."""
+    (``ismcts:iters=5000,threads=2``), or a zoo bot of `csl_ai.zoo` (``zoo:cautious``,
+    `ZOO_SPECS`); AgentSpecError on anything else."""
     if not isinstance(spec, str):
         raise AgentSpecError(f"agent spec must be text like 'ismcts:fast', got {spec!r}")
     kind, colon, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
+    if kind == "zoo":
+        name = rest.strip().lower()
+        if name not in ZOO_AGENTS:
+            raise AgentSpecError(f"unknown zoo bot {spec!r} (expected {', '.join(ZOO_SPECS)})")
+        return ZOO_AGENTS[name](seed)
     if kind not in _OPTIONS:
-        raise AgentSpecError(f"unknown agent {kind!r} (expected {', '.join(AGENT_KINDS)})")
+        raise AgentSpecError(
+            f"unknown agent {kind!r} (expected {', '.join(AGENT_KINDS)}) "
+            f"or a zoo bot ({', '.join(ZOO_SPECS)})"
+        )
     values = _parse_options(spec, kind, rest) if colon else {}
     if kind == "random":
         return RandomAgent(seed)
@@ -358,6 +368,7 @@ __all__: Sequence[str] = (
     "DEFAULT_PIMC_ITERATIONS",
     "LEVELS",
     "PIMC_CONFIG",
+    "ZOO_SPECS",
     "Agent",
     "AgentSpecError",
     "HeuristicAgent",
