@@ -260,9 +260,21 @@ class SearchEngine:
 class SearchWorker:
     """One thread's search: its own random stream, node pool and root statistics."""
 
-    def __new__(cls, engine: SearchEngine, seed: int, capacity: int) -> Self: ...
+    def __new__(cls, engine: SearchEngine, seed: int, capacity: int, max_bytes: int = 0) -> Self: ...
     def run(self, iterations: int, seconds: float) -> int:
-        """Search without the GIL; returns the iterations done in this call."""
+        """Search without the GIL; returns the iterations done in this call (0 if a stop
+        was requested before it began)."""
+    def request_stop(self) -> None:
+        """Make a run on another thread stop after its current iteration, and any later
+        run return at once."""
+    @property
+    def stop_requested(self) -> bool: ...
+    @property
+    def max_bytes(self) -> int:
+        """The ceiling on the node pool and child table in bytes (0: none)."""
+    @property
+    def pool_bytes(self) -> int:
+        """Bytes the node pool and child table take now."""
     @property
     def iterations(self) -> int: ...
     @property
@@ -274,7 +286,8 @@ class SearchWorker:
         """CPU time this worker's thread has spent searching."""
     @property
     def failed(self) -> bool:
-        """True when the node pool could not grow and the run stopped early."""
+        """True when the node pool could not grow (out of memory, or at max_bytes or the
+        largest pool) and the run stopped early."""
     def root_stats(self) -> dict[int, tuple[int, float, float, float, float]]:
         """{candidate: (visits, sum utility, sum squares, sum win share, sum points)}."""
 

@@ -1,8 +1,24 @@
-"""The exceptions csl_ai raises: one small hierarchy, all ValueErrors.
+"""The exceptions csl_ai raises (one small hierarchy, all ValueErrors), and the two helpers
+every input path shares so that bad input of any size ends in one of them.
 
-Every message names the bad field or echoes the bad input with repr, so a CLI can print
-it as one line and exit.
+Every message names the bad field or echoes the bad input with ``short_repr``, so a CLI can
+print it as one short line and exit. ``read_input_text`` is the one reader of every input
+file and of standard input: it reads at most ``MAX_INPUT_BYTES``.
 """
+
+from __future__ import annotations
+
+import os
+import reprlib
+import sys
+from typing import Any, Final
+
+MAX_INPUT_BYTES: Final = 16 << 20
+"""Largest input file (position, record, deck) read: far above any real one (a whole
+5-player record is about 20 KiB), low enough that /dev/zero fails at once."""
+SHORT_REPR_CHARS: Final = 60
+_BIG_INT_BITS: Final = 1000
+"""Integers longer than this (about 300 digits) are described, not written out."""
 
 
 class CslError(ValueError):
@@ -33,9 +49,118 @@ class InvalidRecordError(CslError):
     """A game record that is malformed, or whose steps or scores are wrong."""
 
 
-class RecordWriteError(CslError):
+class OutputWriteError(CslError):
+    """An output file that cannot be written (a full disk, a folder that refuses writes).
+
+    A failure of the run, not of its input: the CLI exits 1 for it, not 2.
+    """
+
+
+class RecordWriteError(OutputWriteError):
     """A record or results file that cannot be written."""
 
 
 class TallyError(CslError):
     """End-of-game tallies that no game under the rules can produce."""
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's bounded repr: dicts in their own order, huge integers described."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxlevel = 4
+        self.maxstring = limit
+        self.maxother = limit
+        self.maxlong = limit
+        self.maxlist = self.maxtuple = self.maxset = self.maxdict = 12
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > _BIG_INT_BITS:
+            digits = int(x.bit_length() * 0.30103) + 1
+            return f"<an integer of about {digits} digits>"
+        return super().repr_int(x, level)
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        items = [
+            f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+            for k, v in list(x.items())[: self.maxdict]
+        ]
+        return "{" + ", ".join(items) + (", ..." if len(x) > self.maxdict else "") + "}"
+
+
+def short_repr(value: object, limit: int = SHORT_REPR_CHARS) -> str:
+    """repr of a bad value, cut to limit characters so an error stays one readable line.
+
+    Bounded in time and depth whatever the value: a 50 MB string, a list nested 100,000
+    deep or an integer of a million digits each give a few dozen characters.
+    """
+    try:
+        text = _ShortRepr(limit).repr(value)
+    except (ValueError, RecursionError, MemoryError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def clip(text: str, limit: int = 120) -> str:
+    """text on one line, cut to limit characters (an exception's message inside another)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def path_label(path: str | os.PathLike[str]) -> str:
+    """A file name as error messages quote it (cut short if absurdly long)."""
+    return short_repr(os.fspath(path), 200)
+
+
+def read_input_text(
+    source: str | os.PathLike[str],
+    label: str,
+    err: type[CslError],
+    limit: int = MAX_INPUT_BYTES,
+) -> str:
+    """The UTF-8 text of a file, or of standard input for ``"-"``; err (its message starting
+    with label) when it cannot be read, is not UTF-8, or holds more than limit bytes.
+
+    At most limit + 1 bytes are ever read, so a huge file, a device such as /dev/zero or an
+    endless pipe fails at once instead of filling memory. Closed standard input is an
+    error like a missing file.
+    """
+    try:
+        if isinstance(source, str) and source == "-":
+            data: bytes | str = _read_stdin(limit + 1)
+        else:
+            with open(source, "rb") as f:
+                data = f.read(limit + 1)
+    except OSError as e:
+        raise err(f"{label}: cannot read: {e.strerror or e}") from None
+    except _StdinClosedError:
+        raise err(f"{label}: closed, nothing to read") from None
+    if len(data) > limit:
+        raise err(f"{label}: more than {limit:,} bytes; not an input this program reads")
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise err(f"{label}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+class _StdinClosedError(Exception):
+    """Standard input is closed or missing (``<&-``)."""
+
+
+def _read_stdin(n: int) -> bytes | str:
+    """At most n bytes (or characters, for a text-only stream) of standard input."""
+    stream = sys.stdin
+    if stream is None:
+        raise _StdinClosedError
+    try:
+        binary = getattr(stream, "buffer", None)
+        return binary.read(n) if binary is not None else stream.read(n)
+    except ValueError:
+        raise _StdinClosedError from None

@@ -15,13 +15,18 @@ from __future__ import annotations
 import functools
 import json
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
-from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeGuard, TypeVar
 
-from csl_ai.errors import CslError, InvalidPositionError
+from csl_ai.errors import (
+    CslError,
+    InvalidPositionError,
+    clip,
+    path_label,
+    read_input_text,
+    short_repr,
+)
 from csl_ai.game import COLOUR_NAMES, Observation, RoundLog, Trick, sky_cards_for
 from csl_ai.notation import (
     MAX_RANK,
@@ -173,12 +178,6 @@ def read_piles(value: object, path: str, err: ErrorClass, rules: RulesConfig) ->
     if union & ~rules.spec.rain_cards:
         raise err(f"{path}: {format_cards(union & ~rules.spec.rain_cards)} not in use in this game")
     return piles
-
-
-def short_repr(value: object, limit: int = 60) -> str:
-    """repr of a bad value, cut short so an error stays one readable line."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def line_to_json(line: Sequence[int], cards: Sequence[SkyCard]) -> tuple[list[str], list[int]]:
@@ -360,20 +359,21 @@ def check_header(data: Mapping[str, Any], fmt: str, version: int, err: ErrorClas
 
 
 def read_json_file(source: str | os.PathLike[str], what: str, err: ErrorClass) -> object:
-    """The JSON value in a file, or on standard input for ``"-"``; errors name the file."""
-    label = "standard input" if source == "-" else f"{what} file {str(source)!r}"
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except OSError as e:
-        raise err(f"{label}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise err(f"{label}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    """The JSON value in a file, or on standard input for ``"-"``; errors name the file.
+
+    The text is read by the bounded ``read_input_text``; nesting too deep for the parser
+    and integers too long to convert are errors like any other bad JSON.
+    """
+    label = "standard input" if source == "-" else f"{what} file {path_label(source)}"
+    text = read_input_text(source, label, err)
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise err(f"{label}: bad JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise err(f"{label}: bad JSON: nested too deeply") from None
+    except ValueError as e:
+        raise err(f"{label}: bad JSON: {clip(str(e))}") from None
 
 
 _P = ParamSpec("_P")
@@ -381,7 +381,8 @@ _R = TypeVar("_R")
 
 
 def guarded(err: ErrorClass, what: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Turn a stray KeyError/TypeError/ValueError/IndexError into err, never a traceback."""
+    """Turn a stray KeyError/TypeError/ValueError/IndexError (or a value nested too deep to
+    walk) into err, never a traceback."""
 
     def wrap(func: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(func)
@@ -393,7 +394,9 @@ def guarded(err: ErrorClass, what: str) -> Callable[[Callable[_P, _R]], Callable
                     raise
                 raise err(str(e)) from None
             except (KeyError, TypeError, ValueError, IndexError, OverflowError) as e:
-                raise err(f"{what}: malformed ({type(e).__name__}: {e})") from None
+                raise err(f"{what}: malformed ({type(e).__name__}: {clip(str(e))})") from None
+            except RecursionError:
+                raise err(f"{what}: malformed (nested too deeply)") from None
 
         return inner
 

@@ -36,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, TypeGuard
 
-from csl_ai.errors import DeckError, RulesError
+from csl_ai.errors import DeckError, RulesError, clip, path_label, read_input_text, short_repr
 
 DECK_SIZE: Final = 36
 """Sky cards in a box."""
@@ -46,6 +46,9 @@ STARS_IN_DECK: Final = 3
 
 MAX_CARDS_PER_ENTRY: Final = DECK_SIZE
 """Upper bound on one ``single``/``double`` count in a deck file."""
+
+MAX_DECK_NAME: Final = 255
+"""Longest deck name (a file name's length): it is shown in messages and records."""
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -124,7 +127,10 @@ def _counts_from_tables(tables: Mapping[Any, Any], prefix: str) -> dict[SkyCard,
     """Card counts from ``{kind: {"single": n, "double": m}}``; errors start with prefix."""
     for key in tables:
         if key not in KIND_BY_TEXT:
-            raise DeckError(f"{prefix}{key}: unknown kind {key!r} (expected {_KIND_CHOICES})")
+            raise DeckError(
+                f"{prefix}{clip(str(key), 40)}: unknown kind {short_repr(key)} "
+                f"(expected {_KIND_CHOICES})"
+            )
     counts: dict[SkyCard, int] = {}
     for kind in Kind:
         where = f"{prefix}{kind.text}"
@@ -132,12 +138,13 @@ def _counts_from_tables(tables: Mapping[Any, Any], prefix: str) -> dict[SkyCard,
             raise DeckError(f"{where}: missing table")
         table = tables[kind.text]
         if not isinstance(table, Mapping):
-            raise DeckError(f"{where}: must be a table of counts, got {table!r}")
+            raise DeckError(f"{where}: must be a table of counts, got {short_repr(table)}")
         allowed = _keys_for(kind)
         for key in table:
             if key not in allowed:
                 raise DeckError(
-                    f"{where}.{key}: unknown field {key!r} (expected {' or '.join(allowed)})"
+                    f"{where}.{clip(str(key), 40)}: unknown field {short_repr(key)} "
+                    f"(expected {' or '.join(allowed)})"
                 )
         for key in allowed:
             if key not in table:
@@ -145,7 +152,7 @@ def _counts_from_tables(tables: Mapping[Any, Any], prefix: str) -> dict[SkyCard,
             n = table[key]
             if not _is_int(n) or not 0 <= n <= MAX_CARDS_PER_ENTRY:
                 raise DeckError(
-                    f"{where}.{key}: must be an integer 0..{MAX_CARDS_PER_ENTRY}, got {n!r}"
+                    f"{where}.{key}: must be an integer 0..{MAX_CARDS_PER_ENTRY}, got {short_repr(n)}"
                 )
             if n:
                 counts[SkyCard(kind, _COUNT_KEYS[key])] = n
@@ -154,7 +161,9 @@ def _counts_from_tables(tables: Mapping[Any, Any], prefix: str) -> dict[SkyCard,
 
 def _deck_name(value: object, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise DeckError(f"{where}: must be a non-empty string, got {value!r}")
+        raise DeckError(f"{where}: must be a non-empty string, got {short_repr(value)}")
+    if len(value) > MAX_DECK_NAME:
+        raise DeckError(f"{where}: at most {MAX_DECK_NAME} characters, got {short_repr(value)}")
     return value
 
 
@@ -212,7 +221,7 @@ class SkyDeck:
         cards: list[SkyCard] = []
         for card, n in counts.items():
             if not _is_int(n) or n < 0:
-                raise DeckError(f"count of {card!r} must be a non-negative integer, got {n!r}")
+                raise DeckError(f"count of {card!r} must be a non-negative integer, got {short_repr(n)}")
             cards.extend([card] * n)
         return cls(tuple(cards), name)
 
@@ -220,24 +229,26 @@ class SkyDeck:
     def load(cls, path: str | os.PathLike[str]) -> SkyDeck:
         """Read and validate a deck file; a missing ``name`` becomes the file's stem."""
         p = Path(path)
-        source = f"deck file {str(p)!r}"
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise DeckError(f"{source}: cannot read: {e.strerror or e}") from None
-        except UnicodeDecodeError as e:
-            raise DeckError(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        source = f"deck file {path_label(p)}"
+        text = read_input_text(p, source, DeckError)
         return cls.from_toml(text, source=source, default_name=p.stem or "custom")
 
     @classmethod
     def from_toml(
         cls, text: str, source: str = "deck text", default_name: str = "custom"
     ) -> SkyDeck:
-        """Parse and validate deck TOML; source labels the text in error messages."""
+        """Parse and validate deck TOML; source labels the text in error messages.
+
+        Nesting too deep for the parser and integers too long to convert are bad TOML.
+        """
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise DeckError(f"{source}: bad TOML: {e}") from None
+            raise DeckError(f"{source}: bad TOML: {clip(str(e))}") from None
+        except RecursionError:
+            raise DeckError(f"{source}: bad TOML: nested too deeply") from None
+        except ValueError as e:
+            raise DeckError(f"{source}: bad TOML: {clip(str(e))}") from None
         name = _deck_name(data.pop("name", default_name), f"{source}: name")
         deck = cls.from_counts(_counts_from_tables(data, f"{source}: "), name)
         deck.validate(source)
@@ -247,16 +258,16 @@ class SkyDeck:
     def from_dict(cls, data: object, path: str = "deck") -> SkyDeck:
         """Parse and validate the JSON form of ``to_dict``; errors name the field path."""
         if not isinstance(data, Mapping):
-            raise DeckError(f"{path}: must be an object, got {data!r}")
+            raise DeckError(f"{path}: must be an object, got {short_repr(data)}")
         for key in data:
             if key not in ("name", "cards"):
-                raise DeckError(f"{path}: unknown field {key!r} (expected name, cards)")
+                raise DeckError(f"{path}: unknown field {short_repr(key)} (expected name, cards)")
         name = _deck_name(data.get("name", "custom"), f"{path}.name")
         if "cards" not in data:
             raise DeckError(f"{path}.cards: missing")
         tables = data["cards"]
         if not isinstance(tables, Mapping):
-            raise DeckError(f"{path}.cards: must be an object, got {tables!r}")
+            raise DeckError(f"{path}.cards: must be an object, got {short_repr(tables)}")
         deck = cls.from_counts(_counts_from_tables(tables, f"{path}.cards."), name)
         deck.validate(path)
         return deck

@@ -57,6 +57,7 @@ the same no-peek rules for everybody, and the best mean wins.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -67,6 +68,7 @@ from typing import Any, Literal
 
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
+from csl_ai.policy import CardPolicy
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
 from csl_ai.heuristic import HeuristicAgent
@@ -81,12 +83,21 @@ AllocationModel = Literal["rules", "uniform"]
 AllocationRoot = Literal["halving", "ucb"]
 AllocationOrder = Literal["heuristic", "playout", "mixed"]
 OpponentBeliefs = Literal["posterior", "fixed"]
+CardPolicyKind = Literal["rules", "learned"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _ROOT_KINDS = ("allocate", "weather", "play")
 _MAX_START_NODES = 1 << 20
 """Largest node pool a thread starts with; past it the pool doubles as needed."""
+MAX_TREE_BYTES = 4 << 30
+"""Ceiling on the memory of one search's trees, all threads together (each thread gets an
+equal share): a search that reaches it stops early with what it has, so a huge iteration
+or time budget cannot take the machine's memory."""
+MAX_ITERATIONS = 1 << 62
+"""Most iterations one search accepts (the C counters are 64-bit)."""
+_JOIN_POLL_S = 0.2
+"""How long a wait for the search threads lasts before Python gets to run signal handlers."""
 
 
 class SearchSettingsError(CslError):
@@ -237,11 +248,21 @@ class SearchConfig:
     belief_bet_tremble: float = 0.1
     """In the posterior, the rules model's chance of either weather bet instead of its own;
     also the tremble of bet inference."""
-    bet_inference: bool = True
+    bet_inference: bool = False
     """Weight the sampled worlds by the others' public weather bets (rejection sampling on
     top of the exact-uniform sampler, each seat under its belief): a seat that bet on good
     weather holds a weak hand, one that did not rarely holds a very weak one. Off: every
-    consistent world equally likely."""
+    consistent world equally likely. Off by default: against three zoo:bettor bots (held
+    out; they bet in 18% of 4-player rounds, on hands far stronger than the heuristic
+    agent's bets that the model was fitted to) it won 49.6% against 51.6% without it over
+    the same 800 games, and took 13% longer (docs/tuning.md)."""
+    card_policy: CardPolicyKind = "rules"
+    """How the playouts (and the others' rule moves in the tree) play a card: "rules" (the
+    fixed rules above) or "learned" (a softmax over the legal cards learned from the
+    search's own self-play, csl_ai.policy; weights card_weights, or the shipped file)."""
+    card_weights: tuple[float, ...] | None = None
+    """Weights of the learned card policy (csl_ai.policy.CARD_FEATURES order); None: the
+    weights shipped in csl_ai/data/card_policy.json."""
     bet_danger_centre: tuple[float, ...] = (1.0, 1.9, 2.2, 3.2)
     """Per player count 2..5: the hand danger (the rules' measure, weather_blue and
     weather_power) at which a sensible seat bets half the time, in bet inference. From a
@@ -282,6 +303,7 @@ class SearchConfig:
             "allocation_order": ("heuristic", "playout", "mixed"),
             "opponent_beliefs": ("posterior", "fixed"),
             "bet_inference": (True, False),
+            "card_policy": ("rules", "learned"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -318,6 +340,11 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"bet_danger_centre must be 4 finite numbers (2..5 players), got {self.bet_danger_centre!r}"
             )
+        if self.card_weights is not None:
+            try:
+                object.__setattr__(self, "card_weights", CardPolicy(tuple(self.card_weights)).weights)
+            except (CslError, TypeError) as e:
+                raise SearchSettingsError(f"card_weights: {e}") from None
         if self.bet_danger_scale <= 0:
             raise SearchSettingsError(f"bet_danger_scale must be positive, got {self.bet_danger_scale!r}")
         if not _is_int(self.pimc_candidates) or self.pimc_candidates < 1:
@@ -463,7 +490,8 @@ def sample_worlds(obs: Observation, n: int, seed: int) -> list[_core.CoreState]:
     return world_sampler(obs).sample(n, seed & _MASK64)
 
 
-def _policy_kwargs(obs: Observation, config: SearchConfig) -> dict[str, Any]:
+def policy_settings(obs: Observation, config: SearchConfig) -> dict[str, Any]:
+    """The rule policy's settings for obs's rules, as the core takes them."""
     star_b = obs.rules.side(Kind.STAR) is Side.B
     return {
         "epsilon": config.playout_epsilon,
@@ -482,7 +510,7 @@ def seat_beliefs(obs: Observation, config: SearchConfig = SearchConfig()) -> tup
     if config.playout != "rules" or obs.over:
         return ()
     if config.opponent_beliefs == "posterior":
-        policy = _policy_kwargs(obs, config)
+        policy = policy_settings(obs, config)
         del policy["epsilon"]
         return opponent_beliefs(
             obs, policy, config.opponent_randomness, config.belief_tremble, config.belief_bet_tremble
@@ -517,12 +545,15 @@ def _engine(
             halving_min_worlds=config.halving_min_worlds,
             pimc_candidates=config.pimc_candidates,
             void_bonus=config.void_bonus,
-            **_policy_kwargs(obs, config),
+            **policy_settings(obs, config),
         )
     except ValueError as e:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
     if engine.root_kind == 0 and config.allocation_order != "playout":
         _order_by_heuristic(engine, obs, mixed=config.allocation_order == "mixed")
+    if config.playout == "rules" and config.card_policy == "learned":
+        weights = config.card_weights if config.card_weights is not None else _shipped_weights()
+        engine.set_card_policy(weights)
     if config.playout == "rules":
         if beliefs is None:
             beliefs = seat_beliefs(obs, config)
@@ -534,6 +565,11 @@ def _engine(
                 config.bet_danger_scale,
             )
     return engine
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_weights() -> tuple[float, ...]:
+    return CardPolicy.shipped().weights
 
 
 def _order_by_heuristic(engine: _core.SearchEngine, obs: Observation, mixed: bool = False) -> None:
@@ -560,7 +596,7 @@ def heuristic_move(obs: Observation, seed: int = 0, config: SearchConfig = Searc
     """The playout rules' move for obs's seat (its own cards and public facts only)."""
     view = obs.public_view()
     try:
-        kind, value = _core.heuristic_move(view.core, obs.seat, seed & _MASK64, **_policy_kwargs(obs, config))
+        kind, value = _core.heuristic_move(view.core, obs.seat, seed & _MASK64, **policy_settings(obs, config))
     except ValueError as e:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
     return _move(_ROOT_KINDS.index(kind), value)
@@ -577,8 +613,44 @@ def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
+def _run_workers(workers: Sequence[tuple[_core.SearchWorker, int]], seconds: float) -> None:
+    """Run each worker on a thread of its own and wait for them all.
+
+    The wait comes back to Python every _JOIN_POLL_S, so Ctrl-C (or any signal handler's
+    exception) arrives during a search of any length; then every worker is told to stop,
+    the threads are joined (a few microseconds: each checks before every iteration) and
+    the exception goes on. The threads are daemons, so even a second interrupt during
+    that join cannot keep the process from exiting.
+    """
+    pool = [
+        threading.Thread(target=w.run, args=(b, seconds), name=f"csl-search-{i}", daemon=True)
+        for i, (w, b) in enumerate(workers)
+    ]
+    try:
+        for th in pool:
+            th.start()
+        for th in pool:
+            while th.is_alive():
+                th.join(_JOIN_POLL_S)
+    except BaseException:
+        for w, _b in workers:
+            w.request_stop()
+        for th in pool:
+            if th.ident is not None:
+                th.join()
+        raise
+
+
 def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchConfig()) -> SearchResult:
-    """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits."""
+    """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits.
+
+    The search threads' trees together stay within MAX_TREE_BYTES: a search that reaches
+    it stops early and answers from the iterations it made. KeyboardInterrupt (or another
+    exception raised by a signal handler) during the search stops every thread and is
+    raised again.
+    """
+    if limit.iterations is not None and limit.iterations > MAX_ITERATIONS:
+        raise SearchSettingsError(f"iterations must be at most {MAX_ITERATIONS:,}")
     started = time.perf_counter()
     beliefs = seat_beliefs(obs, config)
     engine = _engine(obs, config, beliefs)
@@ -601,6 +673,7 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
     threads = limit.threads
     budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
     seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
+    share = MAX_TREE_BYTES // threads
     workers = []
     for t in range(threads):
         if limit.iterations is not None and budgets[t] == 0:
@@ -611,15 +684,8 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
             capacity = min(2 * budgets[t] + 64, _MAX_START_NODES)
         else:
             capacity = config.initial_nodes
-        workers.append((_core.SearchWorker(engine, _thread_seed(seed, t), capacity), budgets[t]))
-    if len(workers) == 1:
-        workers[0][0].run(workers[0][1], seconds)
-    else:
-        pool = [threading.Thread(target=w.run, args=(b, seconds)) for w, b in workers]
-        for th in pool:
-            th.start()
-        for th in pool:
-            th.join()
+        workers.append((_core.SearchWorker(engine, _thread_seed(seed, t), capacity, share), budgets[t]))
+    _run_workers(workers, seconds)
     totals: dict[int, list[float]] = {}
     for worker, _budget in workers:
         for i, row in worker.root_stats().items():
@@ -667,6 +733,7 @@ __all__: Sequence[str] = (
     "SearchResult",
     "SearchSettingsError",
     "heuristic_move",
+    "policy_settings",
     "sample_worlds",
     "search",
     "seat_beliefs",

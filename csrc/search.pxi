@@ -58,6 +58,8 @@ cdef extern from *:
     #define CSL_S_BLUE 0xFFF000000ULL
     #define CSL_ALL_ONES 0xFFFFFFFFFFFFFFFFULL
     #define csl_prefetch(p) __builtin_prefetch(p)
+    static inline int csl_flag_get(const int* p) { return *(const volatile int*)p; }
+    static inline void csl_flag_set(int* p, int v) { *(volatile int*)p = v; }
     """
     uint64_t csl_pdep(uint64_t x, uint64_t m) nogil
     uint64_t csl_pext(uint64_t x, uint64_t m) nogil
@@ -66,6 +68,8 @@ cdef extern from *:
     const uint64_t CSL_S_BLUE
     const uint64_t CSL_ALL_ONES
     void csl_prefetch(const void* p) nogil
+    int csl_flag_get(const int* p) nogil
+    void csl_flag_set(int* p, int v) nogil
 
 cdef enum:
     ROOT_ALLOCATE = 0
@@ -78,6 +82,8 @@ cdef enum:
     MAX_CANDIDATES = 1680
     MAX_PATH = 160
     MAX_BET_TRIES = 64
+    N_CARD_FEATURES = 16
+    MAX_LEGAL = 12
     RESERVE_NODES = 8
     CACHE_LINE = 64
     MAX_NODES = 1 << 25
@@ -116,6 +122,8 @@ ctypedef struct Policy:
     double danger_s[64]
     double sky_value[N_KINDS][VALUE_HAVE][3]
     uint64_t deck_s     # the rain cards in use, in strength order
+    int32_t learned     # 1: cards by the learned softmax (learned.pxi) instead of choose_pos
+    double card_w[N_CARD_FEATURES]
 
 
 ctypedef struct SearchSpec:
@@ -170,7 +178,8 @@ ctypedef struct Worker:
     RootStat* root
     int64_t iterations
     int64_t worlds
-    int32_t failed
+    int32_t failed      # 1: the pool could not grow (memory, MAX_NODES or max_bytes)
+    int64_t max_bytes   # ceiling on the pool and child table, old and new while growing; 0: none
     double cpu_s        # thread CPU time spent searching
     # sequential halving at an allocation root (see halving_iteration)
     int32_t* alive      # surviving candidates; the first n_alive entries
@@ -271,6 +280,9 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
     cdef double r, best
     pp.rules = rules
     pp.epsilon = epsilon
+    pp.learned = 0
+    for c in range(N_CARD_FEATURES):
+        pp.card_w[c] = 0.0
     for c in range(MAX_PLAYERS):
         pp.eps_threshold[c] = chance_threshold(epsilon if rules else 1.0)
         pp.coin_threshold[c] = 0
@@ -351,10 +363,10 @@ cdef inline int choose_pos(uint64_t legal, bint lead, uint64_t led_s, int best_p
 
 
 cdef int policy_card(const State* st, const Policy* pp, Rng* rng) noexcept nogil:
-    """The card the rules play for the seat to move (see choose_pos)."""
+    """The card the rules (or the learned policy) play for the seat to move (see choose_pos)."""
     cdef uint64_t legal = legal_plays(st), tb
     cdef uint64_t led_s = 0
-    cdef int best_p = 0, best
+    cdef int best_p = 0, best, sky
     if (legal & (legal - 1)) == 0:
         return lowest_card(legal)
     if rng_next(rng) < pp.eps_threshold[st.to_move]:
@@ -364,6 +376,14 @@ cdef int policy_card(const State* st, const Policy* pp, Rng* rng) noexcept nogil
         tb = st.trick_mask & colour_mask(BLUE)
         best = highest_card(tb) if tb else highest_card(st.trick_mask & colour_mask(st.led_colour))
         best_p = pos_of_card(best)
+    if pp.learned:
+        sky = st.sky_order[st.sky_pos + st.line_pos]
+        return card_of_pos(learned_pos(pp, to_strength(legal), st.n_in_trick == 0, led_s, best_p,
+                                       st.n_in_trick == st.cfg.n_players - 1,
+                                       wants_trick(st, pp, st.to_move),
+                                       (st.declared_mask >> st.to_move) & 1,
+                                       sky_value_for(st, pp, st.to_move, sky), st.cfg.sky_kind[sky],
+                                       unseen_by(st, st.to_move), rng))
     return card_of_pos(choose_pos(to_strength(legal), st.n_in_trick == 0, led_s, best_p,
                                   st.n_in_trick == st.cfg.n_players - 1,
                                   wants_trick(st, pp, st.to_move)))
@@ -498,8 +518,8 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
                       int pos, int leader, Rng* rng, Trace* tr) noexcept nogil:
     """Play the round's remaining tricks from a trick boundary on strength-order piles P."""
     cdef int n = st.cfg.n_players, ng = st.cfg.n_groups
-    cdef int i, seat, p, best_p, winner, sky, kind, cnt, have, end
-    cdef uint64_t pile, legal, f, led_s, b
+    cdef int i, seat, p, best_p, winner, sky, kind, cnt, have, end, s2, g2
+    cdef uint64_t pile, legal, f, led_s, b, unseen_s
     cdef bint want
     cdef uint8_t declared = st.declared_mask
     end = st.cfg.group_start[group] + st.cfg.group_size[group]
@@ -524,12 +544,22 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
                 p = rng_pick_card(rng, legal)
             else:
                 want = False
+                have = st.elems[seat][kind] + st.round_elems[seat][kind]
+                if have >= VALUE_HAVE:
+                    have = VALUE_HAVE - 1
                 if not (declared >> seat) & 1:
-                    have = st.elems[seat][kind] + st.round_elems[seat][kind]
-                    if have >= VALUE_HAVE:
-                        have = VALUE_HAVE - 1
                     want = pp.sky_value[kind][have][cnt] >= 0.0
-                p = choose_pos(legal, i == 0, led_s, best_p, i == n - 1, want)
+                if pp.learned:
+                    unseen_s = to_strength(st.set_aside)
+                    for s2 in range(n):
+                        if s2 != seat:
+                            for g2 in range(ng):
+                                unseen_s |= P[s2][g2]
+                    p = learned_pos(pp, legal, i == 0, led_s, best_p, i == n - 1, want,
+                                    (declared >> seat) & 1, pp.sky_value[kind][have][cnt], kind,
+                                    unseen_s, rng)
+                else:
+                    p = choose_pos(legal, i == 0, led_s, best_p, i == n - 1, want)
             b = bit(p)
             P[seat][group] = pile & ~b
             if i == 0:
@@ -763,16 +793,30 @@ cdef void* alloc_lines(size_t size) noexcept nogil:
     return p
 
 
-cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
-    """(Re)allocate the pool for cap nodes and rebuild the child table; 0 on failure."""
-    cdef Node* pool
-    cdef Slot* table
+cdef inline int table_bits_for(int64_t cap) noexcept nogil:
     cdef int bits = 4
-    cdef int64_t i
-    if cap > MAX_NODES:
-        return 0
     while (<int64_t>1 << bits) < 2 * cap:
         bits += 1
+    return bits
+
+
+cdef inline int64_t pool_bytes(int64_t cap) noexcept nogil:
+    """Bytes of a pool of cap nodes and its child table."""
+    return cap * <int64_t>sizeof(Node) + (<int64_t>1 << table_bits_for(cap)) * <int64_t>sizeof(Slot)
+
+
+cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
+    """(Re)allocate the pool for cap nodes and rebuild the child table; 0 on failure, and
+    0 when the old and new pools and tables together would pass w.max_bytes (a growing
+    pool briefly holds both)."""
+    cdef Node* pool
+    cdef Slot* table
+    cdef int bits = table_bits_for(cap)
+    cdef int64_t i, held = pool_bytes(w.cap) if w.pool != NULL else 0
+    if cap > MAX_NODES:
+        return 0
+    if w.max_bytes > 0 and held + pool_bytes(cap) > w.max_bytes:
+        return 0
     pool = <Node*>alloc_lines(cap * sizeof(Node))
     if pool == NULL:
         return 0
@@ -1111,12 +1155,15 @@ cdef inline double thread_cpu_s() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations, double seconds) noexcept nogil:
+cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations, double seconds,
+                        const int* stop) noexcept nogil:
     """Run until iterations (if > 0) more are done or seconds (if > 0) have passed; the node
     pool grows by doubling between iterations, and a failed growth ends the run early.
-    Every run does at least one iteration (one world). The worker's counters live on this
-    thread's stack while it runs. A PIMC iteration is one playout; a world's candidates are
-    never split, so PIMC stops at the last whole world within the limit."""
+    Every run does at least one iteration (one world) unless *stop is set: it is read
+    before every iteration (one playout, a few microseconds), so another thread stops the
+    run at once by setting it. The worker's counters live on this thread's stack while it
+    runs. A PIMC iteration is one playout; a world's candidates are never split, so PIMC
+    stops at the last whole world within the limit."""
     cdef Worker local = shared[0]
     cdef Worker* w = &local
     cdef int64_t done = 0, step = 1
@@ -1128,6 +1175,8 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
           and sp.n_cand > 1):
         halving_start(sp, w, iterations)
     while True:
+        if csl_flag_get(stop):
+            break
         if iterations > 0 and done + step > iterations and (done > 0 or w.iterations > 0):
             break
         if (seconds > 0.0 and done > 0 and (sp.algorithm == ALGO_PIMC or (done & 15) == 0)
@@ -1268,6 +1317,20 @@ cdef class SearchEngine:
             if values[s] > 0.0:
                 policy_set_randomness(&self.sp.policy, s, values[s])
 
+    def set_card_policy(self, weights):
+        """Play cards in the playouts (every seat, and the others' rule moves in the tree) by
+        the learned softmax with these weights (one per CARD_FEATURES entry) instead of the
+        rules' choose_pos; the per-seat chance of a uniformly random move still applies."""
+        cdef int k
+        values = [float(w) for w in weights]
+        if len(values) != N_CARD_FEATURES or not all(v == v and abs(v) < 1e6 for v in values):
+            raise ValueError(f"set_card_policy needs {N_CARD_FEATURES} finite weights")
+        if not self.sp.policy.rules:
+            return
+        for k in range(N_CARD_FEATURES):
+            self.sp.policy.card_w[k] = values[k]
+        self.sp.policy.learned = 1
+
     def set_bet_inference(self, double tremble, double centre, double scale):
         """Weight the sampled worlds by the others' weather bets (see bet_acceptance) once
         they are public, i.e. in the trick phase; each seat by the randomness given to
@@ -1370,17 +1433,28 @@ cdef class SearchEngine:
 
 
 cdef class SearchWorker:
-    """One thread's search: its own random stream, node pool and root statistics."""
+    """One thread's search: its own random stream, node pool and root statistics.
+
+    max_bytes (0: no ceiling) bounds the node pool and its child table, counting the old
+    and the new ones while the pool doubles; the first pool is cut to fit. A run that would
+    pass it stops early (``failed``) with the statistics it has."""
     cdef Worker w
     cdef SearchEngine engine
+    cdef int stop_flag
 
-    def __cinit__(self, SearchEngine engine, uint64_t seed, long capacity):
+    def __cinit__(self, SearchEngine engine, uint64_t seed, long capacity, int64_t max_bytes=0):
         cdef int i
+        cdef int64_t cap = capacity if capacity > 16 else 16
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {max_bytes!r}")
         self.engine = engine
         memset(&self.w, 0, sizeof(Worker))
+        self.w.max_bytes = max_bytes
+        while max_bytes > 0 and cap > 16 and pool_bytes(cap) > max_bytes:
+            cap //= 2
         self.w.root = <RootStat*>alloc_lines(engine.n_candidates * sizeof(RootStat))
         self.w.alive = <int32_t*>malloc(engine.n_candidates * sizeof(int32_t))
-        if self.w.root == NULL or self.w.alive == NULL or not worker_alloc(&self.w, capacity if capacity > 16 else 16):
+        if self.w.root == NULL or self.w.alive == NULL or not worker_alloc(&self.w, cap):
             raise MemoryError()
         memset(self.w.root, 0, engine.n_candidates * sizeof(RootStat))
         for i in range(engine.n_candidates):
@@ -1395,12 +1469,32 @@ cdef class SearchWorker:
         free(self.w.root)
         free(self.w.alive)
 
-    def run(self, long iterations, double seconds) -> int:
-        """Search without the GIL; returns the iterations done in this call."""
+    def run(self, int64_t iterations, double seconds) -> int:
+        """Search without the GIL; returns the iterations done in this call (0 if a stop
+        was requested before it began)."""
         cdef int64_t done
         with nogil:
-            done = worker_run(&self.engine.sp, &self.w, iterations, seconds)
+            done = worker_run(&self.engine.sp, &self.w, iterations, seconds, &self.stop_flag)
         return done
+
+    def request_stop(self) -> None:
+        """Make a run on another thread stop after its current iteration, and any later
+        run return at once: the way to interrupt a search (Ctrl-C, a signal)."""
+        csl_flag_set(&self.stop_flag, 1)
+
+    @property
+    def stop_requested(self) -> bool:
+        return csl_flag_get(&self.stop_flag) != 0
+
+    @property
+    def max_bytes(self) -> int:
+        """The ceiling on the node pool and child table in bytes (0: none)."""
+        return self.w.max_bytes
+
+    @property
+    def pool_bytes(self) -> int:
+        """Bytes the node pool and child table take now."""
+        return pool_bytes(self.w.cap)
 
     @property
     def iterations(self) -> int:
@@ -1421,7 +1515,8 @@ cdef class SearchWorker:
 
     @property
     def failed(self) -> bool:
-        """True when the node pool could not grow and the run stopped early."""
+        """True when the node pool could not grow (out of memory, or at max_bytes or the
+        largest pool) and the run stopped early."""
         return self.w.failed != 0
 
     def root_stats(self):

@@ -24,7 +24,7 @@ from csl_ai.search import (
     SearchConfig,
     SearchLimit,
     _engine,
-    _policy_kwargs,
+    policy_settings,
     heuristic_move,
     search,
     seat_beliefs,
@@ -55,7 +55,7 @@ def beliefs_at_game_end(game: Game) -> tuple[SeatBelief, ...]:
     """Seat 0's beliefs about the others after the whole game (every round finished)."""
     obs = game.observation(0)
     config = SearchConfig()
-    policy = {k: v for k, v in _policy_kwargs(obs, config).items() if k != "epsilon"}
+    policy = {k: v for k, v in policy_settings(obs, config).items() if k != "epsilon"}
     return opponent_beliefs(
         obs, policy, config.opponent_randomness, config.belief_tremble, config.belief_bet_tremble
     )
@@ -184,7 +184,7 @@ def test_bet_inference_draws_worlds_by_the_bets_likelihood() -> None:
     weighted by each seat's bet likelihood: the declarer's mean danger matches the
     importance-weighted mean, and lies well below the uniform one."""
     obs, declarer = declared_position()
-    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0)
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, bet_inference=True)
     ranks = obs.rules.spec.ranks
     n = 6000
     inferred = [

@@ -23,7 +23,7 @@ from csl_ai.search import (
     SearchResult,
     SearchSettingsError,
     _engine,
-    _policy_kwargs,
+    policy_settings,
     heuristic_move,
     sample_worlds,
     search,
@@ -395,7 +395,7 @@ def test_playout_follows_the_rules_core(players: int) -> None:
             engine = _engine(obs, config)
             world = sample_worlds(obs, 1, i)[0]
             final, events = engine.playout_trace(world, i)
-            policy = {**_policy_kwargs(obs, config), "epsilon": 0.0} if eps == 0.0 else None
+            policy = {**policy_settings(obs, config), "epsilon": 0.0} if eps == 0.0 else None
             core = replay(world, events, policy)
             assert core.is_over and final.is_over
             assert core.scores() == final.scores() and core.winners() == final.winners()
@@ -485,7 +485,7 @@ def test_rules_never_peek() -> None:
     for players in sorted(PLAYER_SPECS):
         for game, seat in random_positions(players, 30, seed=70 + players):
             obs = game.observation(seat)
-            kw = {**_policy_kwargs(obs, SearchConfig()), "epsilon": 0.0}
+            kw = {**policy_settings(obs, SearchConfig()), "epsilon": 0.0}
             expected = _core.heuristic_move(obs.public_view().core, seat, 0, **kw)
             for world in sample_worlds(obs, 8, 1):
                 assert _core.heuristic_move(world, seat, 0, **kw) == expected

@@ -15,7 +15,15 @@ import typer
 from rich.console import Console
 
 from csl_ai import __version__
-from csl_ai.cli.common import STATE, CliInputError, CslGroup, check_positive
+from csl_ai.cli.common import (
+    MAX_ITERATIONS,
+    MAX_TIME_MS,
+    STATE,
+    CliInputError,
+    CslGroup,
+    check_positive,
+)
+from csl_ai.errors import short_repr
 from csl_ai.rules import StarOption
 
 BEST_MOVE_JSON_HELP = """
@@ -60,10 +68,23 @@ app = typer.Typer(
 )
 
 
+MAX_THREADS = 256
+"""Most search threads (as SearchLimit allows)."""
+MAX_REPEATS = 1000
+
+
 def check_seed(seed: int | None) -> None:
     """Raise CliInputError for a negative search seed."""
     if seed is not None and seed < 0:
-        raise CliInputError(f"--seed: must be 0 or more, got {seed!r}")
+        raise CliInputError(f"--seed: must be 0 or more, got {short_repr(seed)}")
+
+
+def check_time_ms(time_ms: float | None) -> None:
+    """Raise CliInputError unless time_ms is None or in (0, MAX_TIME_MS]."""
+    if time_ms is not None and not 0 < time_ms <= MAX_TIME_MS:
+        raise CliInputError(
+            f"--time-ms: must be more than 0 and at most {MAX_TIME_MS:,.0f} (a day), got {time_ms!r}"
+        )
 
 
 def _console() -> Console:
@@ -171,9 +192,12 @@ def best_move(
         str, typer.Argument(metavar="POSITION.json", help="Position file, or - for stdin.")
     ],
     iterations: Annotated[
-        int | None, typer.Option("--iterations", "-i", help="Search iterations (default 10000).")
+        int | None,
+        typer.Option("--iterations", "-i", help="Search iterations (default 10000, at most 10^12)."),
     ] = None,
-    time_ms: Annotated[float | None, typer.Option("--time-ms", help="Search time in ms.")] = None,
+    time_ms: Annotated[
+        float | None, typer.Option("--time-ms", help="Search time in ms (at most a day).")
+    ] = None,
     threads: Annotated[int, typer.Option("--threads", help="Search threads.")] = 1,
     seed: Annotated[int | None, typer.Option("--seed", help="Search seed (reproducible).")] = None,
     top: Annotated[int, typer.Option("--top", help="Candidates to list (table only).")] = 10,
@@ -185,12 +209,11 @@ def best_move(
     from csl_ai.position import load_position
     from csl_ai.search import SearchLimit, search
 
-    check_positive(iterations, "--iterations")
-    check_positive(threads, "--threads")
+    check_positive(iterations, "--iterations", MAX_ITERATIONS)
+    check_positive(threads, "--threads", MAX_THREADS)
     check_positive(top, "--top")
     check_seed(seed)
-    if time_ms is not None and not time_ms > 0:
-        raise CliInputError(f"--time-ms: must be more than 0, got {time_ms!r}")
+    check_time_ms(time_ms)
     if iterations is None and time_ms is None:
         iterations = 10_000
     obs = load_position(position)
@@ -212,6 +235,11 @@ def best_move(
         f"Seat {result.seat}, {obs.phase.value} phase: {result.iterations} iterations, "
         f"{result.worlds_sampled} worlds, {result.elapsed_s:.2f} s."
     )
+    if iterations is not None and time_ms is None and 0 < result.iterations < iterations:
+        console.print(
+            f"The search stopped early, at its memory ceiling ({result.nodes:,} tree nodes).",
+            soft_wrap=True,
+        )
     console.print(position_text(obs))
     console.print("Best move: ", move_text(result.best_move), sep="")
     console.print(search_table(result, top=top))
@@ -267,8 +295,8 @@ def analyze(
     """
     from csl_ai.cli.review import analyze_command
 
-    check_positive(iterations, "--iterations")
-    check_positive(threads, "--threads")
+    check_positive(iterations, "--iterations", MAX_ITERATIONS)
+    check_positive(threads, "--threads", MAX_THREADS)
     check_seed(seed)
     if not 0 <= threshold <= 1:
         raise CliInputError(f"--threshold: must be between 0 and 1, got {threshold!r}")
@@ -301,8 +329,8 @@ def bench(
 
     from csl_ai.cli.bench import FULL, QUICK, run_bench, speed_ratio
 
-    check_positive(threads, "--threads")
-    check_positive(repeats, "--repeats")
+    check_positive(threads, "--threads", MAX_THREADS)
+    check_positive(repeats, "--repeats", MAX_REPEATS)
     size = FULL if full else QUICK
     if repeats is not None:
         size = replace(size, repeats=repeats)
@@ -334,15 +362,15 @@ def bench(
 
 
 def _register_plugins() -> None:
-    """Add the tournament and selfplay commands when their module is present."""
-    name = "csl_ai.cli.tournament_cmd"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name == name:
-            return
-        raise
-    module.register(app)
+    """Add the tournament, selfplay and train commands when their modules are present."""
+    for name in ("csl_ai.cli.tournament_cmd", "csl_ai.cli.train_cmd"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                continue
+            raise
+        module.register(app)
 
 
 _register_plugins()

@@ -1,21 +1,29 @@
-"""What every command shares: the one-line error policy, exit codes and option parsing.
+"""What every command shares: the one-line error policy, exit codes, signals and option parsing.
 
 Errors never reach the user as a traceback (unless ``--debug``): bad input of any kind
 (a usage error, an unreadable or malformed file, an invalid position, record, deck or
-rules choice) prints one line on stderr and exits 2; a failure while running exits 1.
+rules choice) prints one line on stderr and exits 2; a failure while running (an output
+that cannot be written, a bug) exits 1. Every error line is short: at most
+``MAX_ERROR_CHARS`` characters whatever the input. While a command runs, SIGTERM and
+SIGHUP raise ``TerminationSignal`` as Ctrl-C raises KeyboardInterrupt, so a command stops,
+keeps its work and exits 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any, Final, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
-from csl_ai.errors import CslError
+from csl_ai.errors import CslError, OutputWriteError, clip, path_label, short_repr
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
@@ -26,6 +34,64 @@ EXIT_INTERRUPTED: Final = 130
 """Ctrl-C, as shells report SIGINT."""
 
 PROG: Final = "csl"
+MAX_ERROR_CHARS: Final = 240
+"""Longest error message printed after ``csl: error: ``."""
+MAX_ITERATIONS: Final = 10**12
+"""Most search iterations an option accepts (the search's memory stays bounded anyway)."""
+MAX_TIME_MS: Final = 86_400_000.0
+"""Longest search time an option accepts: one day."""
+TERMINATION_SIGNALS: Final = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None
+)
+
+
+class TerminationSignal(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while a command runs.
+
+    A KeyboardInterrupt, so whatever stops and saves on Ctrl-C (a search's threads, a
+    game's record, a tournament's finished games) does the same for these signals.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as shells report a process a signal ended."""
+        return 128 + self.signum
+
+
+def interrupt_exit_code(e: BaseException) -> int:
+    """The exit code for an interrupt: 128 + its signal (130 for Ctrl-C)."""
+    return e.exit_code if isinstance(e, TerminationSignal) else EXIT_INTERRUPTED
+
+
+def interrupt_text(e: BaseException) -> str:
+    """How an interrupt is reported: ``interrupted`` or ``terminated by SIGTERM``."""
+    return f"terminated by {e.args[0]}" if isinstance(e, TerminationSignal) else "interrupted"
+
+
+def _raise_termination(signum: int, frame: FrameType | None) -> None:
+    raise TerminationSignal(signum)
+
+
+@contextmanager
+def signals_as_exceptions() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise TerminationSignal in the main thread;
+    the handlers there before come back after. Elsewhere than the main thread (where
+    signal handlers cannot be set) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict[int, Any] = {}
+    try:
+        for signum in TERMINATION_SIGNALS:
+            previous[signum] = signal.signal(signum, _raise_termination)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _cli_exception_classes() -> tuple[type[Exception], ...]:
@@ -60,10 +126,14 @@ class _State:
 STATE: Final = _State()
 
 
-def one_line(text: str) -> str:
-    """Text squeezed onto one line, so every error stays one line on stderr."""
-    parts = [part.strip() for part in str(text).splitlines() if part.strip()]
-    return "; ".join(parts) if parts else "unknown error"
+def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """Text squeezed onto one line of at most limit characters, so every error stays one
+    short line on stderr whatever input it quotes."""
+    text = str(text)
+    if len(text) > 4 * limit:
+        text = text[: 4 * limit]
+    parts = [part.strip() for part in text.splitlines() if part.strip()]
+    return clip("; ".join(parts), limit) if parts else "unknown error"
 
 
 def error_line(message: str) -> None:
@@ -98,15 +168,17 @@ def _exit_code_for(e: BaseException) -> tuple[int, str]:
         return _cli_message(e)
     if isinstance(e, json.JSONDecodeError):
         return EXIT_BAD_INPUT, f"bad JSON: {e.msg} at line {e.lineno} column {e.colno}"
+    if isinstance(e, OutputWriteError):
+        return EXIT_FAILURE, str(e)
     if isinstance(e, CslError):
         return EXIT_BAD_INPUT, str(e)
     if isinstance(e, UnicodeDecodeError):
         return EXIT_BAD_INPUT, f"not UTF-8 text ({e.reason} at byte {e.start})"
     if isinstance(e, OSError):
-        name = f"{e.filename!s}: " if e.filename else ""
-        return EXIT_BAD_INPUT, f"{name}{e.strerror or e}"
+        name = f"{path_label(e.filename)}: " if e.filename else ""
+        return EXIT_FAILURE, f"{name}{e.strerror or e}"
     if isinstance(e, KeyboardInterrupt):
-        return EXIT_INTERRUPTED, "interrupted"
+        return interrupt_exit_code(e), interrupt_text(e)
     if isinstance(e, typer.Abort):
         return EXIT_INTERRUPTED, "aborted"
     if isinstance(e, ImportError):
@@ -120,6 +192,17 @@ def _exit_code_for(e: BaseException) -> tuple[int, str]:
 class CslGroup(TyperGroup):
     """The top-level command group: runs the command and applies the error policy."""
 
+    def invoke(self, ctx: typer.Context) -> Any:
+        """Run the command; an interrupt (Ctrl-C, SIGTERM, SIGHUP) that it lets through
+        is one line and exit 128 + the signal (typer would make every one exit 130)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as e:
+            if STATE.debug:
+                raise
+            error_line(interrupt_text(e))
+            raise typer.Exit(interrupt_exit_code(e)) from None
+
     def main(
         self,
         args: Sequence[str] | None = None,
@@ -132,14 +215,15 @@ class CslGroup(TyperGroup):
         STATE.debug = False
         arglist = list(sys.argv[1:] if args is None else args)
         try:
-            rv = super().main(
-                arglist,
-                prog_name=prog_name or PROG,
-                complete_var=complete_var,
-                standalone_mode=False,
-                windows_expand_args=windows_expand_args,
-                **extra,
-            )
+            with signals_as_exceptions():
+                rv = super().main(
+                    arglist,
+                    prog_name=prog_name or PROG,
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    windows_expand_args=windows_expand_args,
+                    **extra,
+                )
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK
         except typer.Exit as e:
             code = e.exit_code
@@ -165,19 +249,38 @@ def parse_seats(text: str, players: int, option: str) -> tuple[int, ...]:
             seat = int(token)
         except ValueError:
             raise CliInputError(
-                f"{option}: bad seat {token!r} in {text!r}: expected numbers like 0,2"
+                f"{option}: bad seat {short_repr(token)} in {short_repr(text)}: "
+                "expected numbers like 0,2"
             ) from None
         if not 0 <= seat < players:
             raise CliInputError(
-                f"{option}: seat {seat} is not in a {players}-player game (seats 0..{players - 1})"
+                f"{option}: seat {short_repr(seat)} is not in a {players}-player game "
+                f"(seats 0..{players - 1})"
             )
         if seat in seats:
-            raise CliInputError(f"{option}: seat {seat} given twice in {text!r}")
+            raise CliInputError(f"{option}: seat {seat} given twice in {short_repr(text)}")
         seats.append(seat)
     return tuple(sorted(seats))
 
 
-def check_positive(value: int | None, option: str) -> None:
-    """Raise CliInputError unless value is None or at least 1."""
+def check_positive(value: int | None, option: str, most: int | None = None) -> None:
+    """Raise CliInputError unless value is None or at least 1 (and at most most)."""
     if value is not None and value < 1:
-        raise CliInputError(f"{option}: must be at least 1, got {value!r}")
+        raise CliInputError(f"{option}: must be at least 1, got {short_repr(value)}")
+    if value is not None and most is not None and value > most:
+        raise CliInputError(f"{option}: must be at most {most:,}, got {short_repr(value)}")
+
+
+
+def check_agent_budget(agent: object, option: str) -> None:
+    """Raise CliInputError if an agent's search budget (``iters=``, ``ms=`` of its spec)
+    passes the bounds the search options have."""
+    limit = getattr(agent, "limit", None)
+    iterations = getattr(limit, "iterations", None)
+    time_ms = getattr(limit, "time_ms", None)
+    if isinstance(iterations, int) and iterations > MAX_ITERATIONS:
+        raise CliInputError(
+            f"{option}: iters must be at most {MAX_ITERATIONS:,}, got {short_repr(iterations)}"
+        )
+    if isinstance(time_ms, (int, float)) and time_ms > MAX_TIME_MS:
+        raise CliInputError(f"{option}: ms must be at most {MAX_TIME_MS:,.0f}, got {time_ms!r}")

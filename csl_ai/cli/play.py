@@ -16,12 +16,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from csl_ai.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, CliInputError, parse_seats
+from csl_ai.cli.common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    MAX_ITERATIONS,
+    CliInputError,
+    check_agent_budget,
+    check_positive,
+    interrupt_exit_code,
+    interrupt_text,
+    parse_seats,
+)
 from csl_ai.cli.render import (
     GameView,
     cards_text,
@@ -32,7 +42,7 @@ from csl_ai.cli.render import (
     sky_cards_text,
     trick_text,
 )
-from csl_ai.errors import CslError
+from csl_ai.errors import CslError, OutputWriteError, clip, path_label
 from csl_ai.game import COLOUR_NAMES, Game, Observation, Phase
 from csl_ai.moves import Move, parse_move
 from csl_ai.notation import cards_of, format_cards, format_piles
@@ -52,6 +62,8 @@ DEFAULT_AI: Final = "ismcts:normal"
 HINT_TOP: Final = 5
 QUIT_WORDS: Final = frozenset({"quit", "exit"})
 HELP_WORDS: Final = frozenset({"?", "help"})
+MAX_ANSWER_CHARS: Final = 1000
+"""Longest line read at a prompt; the rest of a longer line is skipped, not kept in memory."""
 
 
 class QuitGame(Exception):
@@ -84,10 +96,14 @@ def build_rules(
 
 
 def make_agents(spec: str, seats: Sequence[int], seed: int) -> dict[int, Agent]:
-    """One AI agent per seat, each seeded from the game seed."""
+    """One AI agent per seat, each seeded from the game seed; its search budget within
+    the bounds of the command line's options."""
     from csl_ai.agents import make_agent
 
-    return {seat: make_agent(spec, seed=derived_seed(seed, f"agent{seat}")) for seat in seats}
+    agents = {seat: make_agent(spec, seed=derived_seed(seed, f"agent{seat}")) for seat in seats}
+    for agent in agents.values():
+        check_agent_budget(agent, "--ai")
+    return agents
 
 
 def search_hint(iterations: int, seed: int) -> HintFn:
@@ -174,7 +190,7 @@ class PlaySession:
                 move = parse_move(text, phase.value, game.rules.spec.group_sizes)
                 game.apply(move, seat)
             except CslError as e:
-                self.console.print(Text(f"Not accepted: {e}", style="red"))
+                self.console.print(Text(f"Not accepted: {clip(str(e), 300)}", style="red"))
                 continue
             return
 
@@ -283,18 +299,39 @@ def save_game(game: Game, path: Path, agents: Sequence[str], meta: Mapping[str, 
     save_record(game_to_record(game, agents=list(agents), meta=dict(meta)), path)
 
 
+def read_answer(stream: TextIO | None) -> str:
+    """One line of stream, at most MAX_ANSWER_CHARS of it (the rest of a longer line is
+    read and dropped); EOFError at its end, or when it is closed or missing (``<&-``)."""
+    if stream is None:
+        raise EOFError
+    try:
+        line = stream.readline(MAX_ANSWER_CHARS + 1)
+        if len(line) > MAX_ANSWER_CHARS and not line.endswith("\n"):
+            rest = line
+            while rest and not rest.endswith("\n"):
+                rest = stream.readline(1 << 16)
+            line = line[:MAX_ANSWER_CHARS]
+    except ValueError:
+        raise EOFError from None
+    if not line:
+        raise EOFError
+    return line
+
+
 def console_ask(console: Console) -> Ask:
     """Read a line after the prompt: with line editing from a terminal, else from stdin with
-    the line echoed so that a transcript reads as a dialogue."""
-    if sys.stdin.isatty():
+    the line echoed so that a transcript reads as a dialogue. Closed stdin is end of input."""
+    stdin = sys.stdin
+    if stdin is not None and not stdin.closed and stdin.isatty():
         return lambda prompt: console.input(Text(prompt, style="bold"))
 
     def ask(prompt: str) -> str:
         console.print(prompt, end="", markup=False, highlight=False)
-        line = sys.stdin.readline()
-        if not line:
+        try:
+            line = read_answer(sys.stdin)
+        except EOFError:
             console.print()
-            raise EOFError
+            raise
         console.print(line.rstrip("\n"), markup=False, highlight=False)
         return line
 
@@ -325,10 +362,7 @@ def new_session(options: PlayOptions, console: Console, ask: Ask) -> PlaySession
     )
     humans = parse_seats(options.humans, rules.players, "--humans")
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**63)
-    if options.hint_iterations < 1:
-        raise CliInputError(
-            f"--hint-iterations: must be at least 1, got {options.hint_iterations!r}"
-        )
+    check_positive(options.hint_iterations, "--hint-iterations", MAX_ITERATIONS)
     ai_seats = [s for s in range(rules.players) if s not in humans]
     agents = make_agents(options.ai, ai_seats, seed) if ai_seats else {}
     hint = search_hint(options.hint_iterations, seed) if humans else None
@@ -345,14 +379,16 @@ def new_session(options: PlayOptions, console: Console, ask: Ask) -> PlaySession
 
 
 def check_writable(path: Path) -> None:
-    """Raise CliInputError now, before a game is played, if path cannot be written."""
+    """Check now, before a game is played, that path can be written: CliInputError for a
+    path that names no file in an existing folder (bad input, exit 2), OutputWriteError
+    for one the system will not let us write (a failure, exit 1)."""
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        raise CliInputError(f"--record: {str(path)!r} is a directory")
+        raise CliInputError(f"--record: {path_label(path)} is a directory")
     if not folder.is_dir():
-        raise CliInputError(f"--record: folder {str(folder)!r} does not exist")
+        raise CliInputError(f"--record: folder {path_label(folder)} does not exist")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CliInputError(f"--record: cannot write {str(path)!r}")
+        raise OutputWriteError(f"record file {path_label(path)}: cannot write: permission denied")
 
 
 def play_command(options: PlayOptions, console: Console) -> int:
@@ -385,9 +421,9 @@ def play_command(options: PlayOptions, console: Console) -> int:
     try:
         session.run()
         code, status = EXIT_OK, "finished"
-    except KeyboardInterrupt:
-        code, status = EXIT_INTERRUPTED, "interrupted"
-        console.print("\nInterrupted.")
+    except KeyboardInterrupt as e:
+        code, status = interrupt_exit_code(e), interrupt_text(e)
+        console.print(f"\n{status[0].upper()}{status[1:]}.")
     except EOFError:
         status = "input ended"
         console.print("Input ended before the game did.")

@@ -2,9 +2,10 @@
 
 Both parse their options, build a `TournamentConfig` and hand it to
 `csl_ai.tournament.harness`; the harness and Ray are imported only when a command runs.
-A run that fails (Ray unreachable, workers dying beyond the retries, a game raising)
-prints one line and exits 1; bad options exit 2; Ctrl-C exits 130. Finished games are
-kept in every case, and ``--resume DIR`` continues from them.
+A run that fails (Ray unreachable, workers dying beyond the retries, a game raising, a
+results file that cannot be written) prints one line and exits 1; bad options exit 2,
+and are all refused before the run is announced; Ctrl-C exits 130 (SIGTERM 143, SIGHUP
+129). Finished games are kept in every case, and ``--resume DIR`` continues from them.
 """
 
 from __future__ import annotations
@@ -17,16 +18,28 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
-from csl_ai.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, CliInputError, check_positive, fail
+from csl_ai.cli.common import (
+    EXIT_FAILURE,
+    CliInputError,
+    check_agent_budget,
+    check_positive,
+    fail,
+    interrupt_exit_code,
+    interrupt_text,
+)
 from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
 
 if TYPE_CHECKING:
+    from csl_ai.tournament.harness import RunOptions
     from csl_ai.tournament.runner import TournamentConfig
     from csl_ai.tournament.stats import Summary
 
 DEFAULT_PLAYERS = 4
 DEFAULT_TOURNAMENT_GAMES = 400
 DEFAULT_SELFPLAY_GAMES = 100
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 10_000
+MAX_BATCH = 100_000
 
 TOURNAMENT_EPILOG = """
 Each deal is replayed with the seats rotated so that every agent plays every seat of it
@@ -135,11 +148,33 @@ def _new_seed(seed: int | None) -> int:
     return seed if seed is not None else random.SystemRandom().randrange(2**31)
 
 
-def _announce(config: TournamentConfig, out: str) -> None:
-    """Check the agent specs, then say on stderr what will be played and the seed that replays it."""
+def _run_options(
+    workers: int | None, address: str | None, batch: int | None, quiet: bool
+) -> RunOptions:
+    """The harness's run options from the command line, checked."""
+    from csl_ai.tournament import harness
+
+    if workers is not None and not 0 <= workers <= MAX_WORKERS:
+        raise CliInputError(f"--workers: must be 0 (no Ray) to {MAX_WORKERS:,}, got {workers!r}")
+    check_positive(batch, "--batch", MAX_BATCH)
+    return harness.RunOptions(workers=workers, address=address, batch=batch, progress=not quiet)
+
+
+def _check_new_run(config: TournamentConfig, out: str, agent_option: str) -> None:
+    """Everything about a new run that can be refused before it is announced: the agent
+    specs and their search budgets, and the results directory."""
+    from csl_ai.agents import make_agent
+    from csl_ai.tournament.harness import ResultsDir
     from csl_ai.tournament.runner import check_agents
 
     check_agents(config)
+    for spec in config.agents:
+        check_agent_budget(make_agent(spec, 0), agent_option)
+    ResultsDir.check_new(out)
+
+
+def _announce(config: TournamentConfig, out: str) -> None:
+    """Say on stderr what will be played and the seed that replays it (once all is checked)."""
     note = f" (asked {config.games}, rounded up to whole deals)" if config.total_games != config.games else ""
     Console(stderr=True, highlight=False).print(
         f"{config.total_games} games{note}: {config.deals} deals x {config.rotations} seatings, "
@@ -151,19 +186,12 @@ def _run(
     config: TournamentConfig | None,
     out: str | None,
     resume: str | None,
-    workers: int | None,
-    address: str | None,
-    batch: int | None,
-    quiet: bool,
+    options: RunOptions,
 ) -> tuple[Summary, Path]:
     """Start (config into out) or resume through the harness; failures become exit codes."""
     from csl_ai.tournament import harness
     from csl_ai.tournament.runner import TournamentRunError
 
-    if workers is not None and workers < 0:
-        raise CliInputError(f"--workers: must be 0 (no Ray) or more, got {workers!r}")
-    check_positive(batch, "--batch")
-    options = harness.RunOptions(workers=workers, address=address, batch=batch, progress=not quiet)
     console = Console(stderr=True, highlight=False)
     directory = Path(resume if resume is not None else out or "")
     try:
@@ -175,11 +203,11 @@ def _run(
             raise CliInputError("--out: missing, or --resume DIR")
     except TournamentRunError as e:
         fail(str(e), EXIT_FAILURE)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         fail(
-            f"interrupted; finished games are kept in {str(directory)!r}: "
+            f"{interrupt_text(e)}; finished games are kept in {str(directory)!r}: "
             f"continue with --resume {str(directory)!r}",
-            EXIT_INTERRUPTED,
+            interrupt_exit_code(e),
         )
     return summary, directory
 
@@ -217,6 +245,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
+        options = _run_options(workers, address, batch, quiet)
         if resume is not None:
             given = {"--agents": agents, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck}
@@ -226,15 +255,16 @@ def register(app: typer.Typer) -> None:
                 raise CliInputError("--out: missing (where to write the results), or --resume DIR")
             if agents is None:
                 raise CliInputError("--agents: missing, e.g. --agents ismcts:normal,heuristic,random")
-            check_positive(games, "--games")
+            check_positive(games, "--games", MAX_GAMES)
             config = TournamentConfig(
                 agents=split_agent_specs(agents),
                 rules=_rules(players, sides, star_option, deck),
                 games=games if games is not None else DEFAULT_TOURNAMENT_GAMES,
                 seed=_new_seed(seed),
             )
+            _check_new_run(config, out, "--agents")
             _announce(config, out)
-        summary, directory = _run(config, out, resume, workers, address, batch, quiet)
+        summary, directory = _run(config, out, resume, options)
         stdout = Console(highlight=False)
         stdout.print(summary.table())
         stdout.print(summary.head_to_head_table())
@@ -269,6 +299,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
+        options = _run_options(workers, address, batch, quiet)
         if resume is not None:
             given = {"--agent": agent, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck,
@@ -279,7 +310,7 @@ def register(app: typer.Typer) -> None:
                 raise CliInputError("--out: missing (where to write the games), or --resume DIR")
             if agent is None:
                 raise CliInputError("--agent: missing, e.g. --agent ismcts:fast")
-            check_positive(games, "--games")
+            check_positive(games, "--games", MAX_GAMES)
             config = TournamentConfig(
                 agents=(agent.strip(),),
                 rules=_rules(players, sides, star_option, deck),
@@ -288,7 +319,8 @@ def register(app: typer.Typer) -> None:
                 mode="selfplay",
                 training_rows=training_rows,
             )
+            _check_new_run(config, out, "--agent")
             _announce(config, out)
-        summary, directory = _run(config, out, resume, workers, address, batch, quiet)
+        summary, directory = _run(config, out, resume, options)
         files = "games.jsonl" + (", training.jsonl" if (directory / "training.jsonl").exists() else "")
         typer.echo(f"{summary.games} games in {str(directory)!r}: {files}")

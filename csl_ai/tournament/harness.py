@@ -47,6 +47,7 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from csl_ai.errors import OutputWriteError, path_label
 from csl_ai.tournament.runner import (
     AgentFactory,
     FinishedGame,
@@ -100,14 +101,25 @@ class RunOptions:
             raise TournamentError("workers: 0 plays without Ray, so it cannot be given with an address")
 
 
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn an OSError while writing path (a full disk, a folder refusing writes) into an
+    OutputWriteError naming it: a failure of the run, not of its options."""
+    try:
+        yield
+    except OSError as e:
+        raise OutputWriteError(f"cannot write {path_label(path)}: {e.strerror or e}") from None
+
+
 def _fsync_write(path: Path, text: str) -> None:
     """Replace path's contents atomically (write a temporary file, fsync, rename)."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with _writing(path):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
 
 
 def _complete_lines(path: Path) -> Iterator[bytes]:
@@ -155,19 +167,29 @@ class ResultsDir:
         self.path = Path(path)
         self.config = config
 
-    @classmethod
-    def create(cls, path: str | os.PathLike[str], config: TournamentConfig) -> ResultsDir:
-        """Start a new tournament in path; refuses a directory that already holds one."""
+    @staticmethod
+    def check_new(path: str | os.PathLike[str]) -> None:
+        """TournamentError unless path can hold a new tournament: it is a directory (or
+        nothing yet) and holds no tournament. Cheap, so a command checks it before it
+        announces anything."""
         p = Path(path)
+        if p.exists() and not p.is_dir():
+            raise TournamentError(f"out: {path_label(p)} is not a directory")
         if (p / CONFIG_FILE).exists() or (p / GAMES_FILE).exists():
             raise TournamentError(
-                f"out: {str(p)!r} already holds a tournament; continue it with --resume {str(p)!r}"
+                f"out: {path_label(p)} already holds a tournament; "
+                f"continue it with --resume {path_label(p)}"
             )
-        try:
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], config: TournamentConfig) -> ResultsDir:
+        """Start a new tournament in path; refuses a directory that already holds one.
+        OutputWriteError if the directory or its config cannot be written."""
+        p = Path(path)
+        cls.check_new(p)
+        with _writing(p):
             p.mkdir(parents=True, exist_ok=True)
-            _fsync_write(p / CONFIG_FILE, json.dumps(config.to_dict(), indent=2) + "\n")
-        except OSError as e:
-            raise TournamentError(f"out: cannot write to {str(p)!r}: {e.strerror or e}") from None
+        _fsync_write(p / CONFIG_FILE, json.dumps(config.to_dict(), indent=2) + "\n")
         return cls(p, config)
 
     @classmethod
@@ -231,13 +253,14 @@ class ResultsDir:
         if not drop:
             return
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as out:
-            for lineno, raw in enumerate(_complete_lines(path), 1):
-                if lineno not in drop:
-                    out.write(raw + b"\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
+        with _writing(path):
+            with open(tmp, "wb") as out:
+                for lineno, raw in enumerate(_complete_lines(path), 1):
+                    if lineno not in drop:
+                        out.write(raw + b"\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
 
     def append(self, finished: Sequence[FinishedGame]) -> None:
         """Write a batch's training rows, then its games; each file flushed and fsynced."""
@@ -251,7 +274,7 @@ class ResultsDir:
 
     @staticmethod
     def _append_lines(path: Path, lines: Iterable[str]) -> None:
-        with open(path, "a", encoding="utf-8") as f:
+        with _writing(path), open(path, "a", encoding="utf-8") as f:
             f.write("".join(line + "\n" for line in lines))
             f.flush()
             os.fsync(f.fileno())
@@ -265,7 +288,8 @@ class ResultsDir:
         if self.config.mode == "tournament":
             from csl_ai.tournament.plot import plot_win_share
 
-            plot_win_share(summary, self.path / PLOT_FILE)
+            with _writing(self.path / PLOT_FILE):
+                plot_win_share(summary, self.path / PLOT_FILE)
 
 
 class _TournamentProgress(Progress):
