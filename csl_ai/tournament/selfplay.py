@@ -11,7 +11,10 @@ its chosen move one visit), and how the game ended for that seat::
      "chosen": {"type": "play", "card": "B7"},
      "outcome": {"win_share": 0.5, "points": 31, "rank": 1}}
 
-``step`` numbers the decisions of one game in the order they were taken.
+``step`` numbers the decisions of one game in the order they were taken. A card play
+with more than one legal card also holds ``card_features``: ``{"cards": [...], "features":
+[[...], ...]}``, each legal card's features for the learned card policy
+(`csl_ai.policy.CARD_FEATURES`), from which `csl train` fits it.
 
 The feature vector (`FEATURE_LAYOUT` gives each block's name and length, `FEATURE_NAMES`
 every entry's name). Cards are 36 slots, index = colour*12 + rank-1 (blue, red, green);
@@ -47,6 +50,8 @@ from typing import TYPE_CHECKING, Any, Final
 from csl_ai.agents import Agent
 from csl_ai.game import SCORE_COLUMNS, Observation, Phase
 from csl_ai.moves import Move, move_to_json
+from csl_ai.policy import card_features
+from csl_ai.search import SearchConfig, policy_settings
 from csl_ai.rules import Kind
 
 if TYPE_CHECKING:
@@ -84,6 +89,7 @@ FEATURE_LAYOUT: Final[tuple[tuple[str, int], ...]] = (
 """Blocks of the feature vector, in order: (name, length)."""
 
 FEATURE_SIZE: Final = sum(n for _, n in FEATURE_LAYOUT)
+
 
 
 def _names() -> tuple[str, ...]:
@@ -217,6 +223,7 @@ class Decision:
     visits: list[int]
     chosen: dict[str, Any]
     search: bool
+    card_features: dict[str, Any] | None = None
 
 
 class DecisionRecorder:
@@ -234,6 +241,10 @@ class DecisionRecorder:
     def act(self, obs: Observation) -> Move:
         features = observation_features(obs)
         legal = legal_move_count(obs)
+        cards = None
+        if obs.phase is Phase.PLAY and legal > 1:
+            names, rows = card_features(obs, policy_settings(obs, SearchConfig()))
+            cards = {"cards": names, "features": rows}
         before = getattr(self.agent, "last_result", None)
         move = self.agent.act(obs)
         result = getattr(self.agent, "last_result", None)
@@ -255,6 +266,7 @@ class DecisionRecorder:
                 visits=visits,
                 chosen=move_to_json(move),
                 search=searched,
+                card_features=cards,
             )
         )
         return move
@@ -276,6 +288,7 @@ def training_rows(recorders: Sequence[DecisionRecorder], outcome: GameOutcome) -
             "moves": d.moves,
             "visits": d.visits,
             "chosen": d.chosen,
+            **({"card_features": d.card_features} if d.card_features is not None else {}),
             "outcome": {
                 "win_share": outcome.win_shares[d.seat],
                 "points": outcome.totals[d.seat],

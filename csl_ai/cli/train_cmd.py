@@ -1,0 +1,98 @@
+"""The `csl train` command: the learned card policy by expert iteration (added by `register`).
+
+It hands a `TrainConfig` to `csl_ai.tournament.train`, which plays self-play on the Ray
+harness (or in this process with ``--workers 0``) and fits the policy; Ray is imported
+only when it runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from csl_ai.cli.common import CliInputError, check_positive
+
+TRAIN_EPILOG = """
+Each generation the search (ISMCTS at --iterations a decision) plays --games self-play
+games at each player count with the current card policy in its playouts; the policy is
+then refitted to the search's visit shares at every card decision with a choice. OUT
+receives one self-play folder per generation and player count (games.jsonl,
+training.jsonl) and card_policy.json, the weights with how they were made. The same seed
+and options give the same weights, whatever --workers. To use the weights, copy the file
+to csl_ai/data/card_policy.json (the shipped policy was made this way; its provenance
+names the command's options).
+"""
+
+
+def _players(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise CliInputError(f"--players: expected counts like 2,3,4,5, got {text[:40]!r}") from None
+    if not values or any(v not in (2, 3, 4, 5) for v in values):
+        raise CliInputError(f"--players: each count must be 2..5, got {text[:40]!r}")
+    return values
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `train` command to app."""
+
+    @app.command(epilog=TRAIN_EPILOG)
+    def train(
+        out: Annotated[str, typer.Option("--out", help="New folder for the run and its card_policy.json.")],
+        players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
+        games: Annotated[int, typer.Option("--games", help="Self-play games per player count and generation.")] = 200,
+        generations: Annotated[int, typer.Option("--generations", help="Rounds of self-play and fitting.")] = 2,
+        iterations: Annotated[int, typer.Option("--iterations", help="Search iterations per decision.")] = 2000,
+        seed: Annotated[int, typer.Option("--seed", help="Fixes every game and so the weights.")] = 1,
+        workers: Annotated[
+            Optional[int],  # noqa: UP007
+            typer.Option("--workers", help="Local Ray CPUs (default: all); 0 plays in this process."),
+        ] = None,
+        address: Annotated[
+            Optional[str],  # noqa: UP007
+            typer.Option("--address", help="An existing Ray cluster: auto or HOST:PORT."),
+        ] = None,
+    ) -> None:
+        """Learn the card policy of the playouts from the search's own self-play."""
+        from csl_ai.tournament.harness import RunOptions
+        from csl_ai.tournament.train import Generation, TrainConfig, train as run_training
+
+        check_positive(games, "--games", 1_000_000)
+        check_positive(generations, "--generations", 50)
+        check_positive(iterations, "--iterations", 10_000_000)
+        if seed < 0:
+            raise CliInputError(f"--seed: must be 0 or more, got {seed}")
+        if workers is not None and workers < 0:
+            raise CliInputError(f"--workers: must be 0 (no Ray) or more, got {workers}")
+        config = TrainConfig(
+            players=_players(players), games=games, generations=generations,
+            iterations=iterations, seed=seed,
+        )  # fmt: skip
+        options = RunOptions(workers=workers, address=address, progress=False)
+        if Path(out).exists():
+            raise CliInputError(f"--out: {out[:80]!r} already exists; choose a new folder")
+
+        def report(g: Generation) -> None:
+            typer.echo(
+                f"generation {g.index}: {g.examples} card decisions, cross-entropy "
+                f"{g.loss_before:.4f} -> {g.loss_after:.4f}, policy's top card is the "
+                f"search's in {g.top_agreement:.1%}"
+            )
+
+        typer.echo(
+            f"Training the card policy: {generations} generation(s) of {games} games at "
+            f"{players} players, {iterations} iterations a decision, seed {seed} -> {out}"
+        )
+        policy, _history = run_training(config, out, options, report)
+        typer.echo(f"Weights in {out}/card_policy.json: " + ", ".join(
+            f"{name} {w:+.2f}" for name, w in zip(_feature_names(), policy.weights, strict=True)
+        ))
+
+
+def _feature_names() -> tuple[str, ...]:
+    from csl_ai.policy import CARD_FEATURES
+
+    return CARD_FEATURES
