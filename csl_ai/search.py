@@ -109,7 +109,9 @@ class SearchLimit:
     """When to stop, on how many threads, from which seed.
 
     With both limits the search stops at whichever comes first. With a seed and an
-    iteration limit (and no time limit) the result is identical run after run, threads or not.
+    iteration limit (and no time limit) the result is identical run after run for the same
+    number of threads; another thread count searches other streams and may answer otherwise
+    where moves are close.
     """
 
     iterations: int | None = None
