@@ -27,7 +27,7 @@ from typing import Any, Final
 import numpy as np
 
 from csl_ai import _core
-from csl_ai.errors import CslError
+from csl_ai.errors import CslError, write_file_atomic
 from csl_ai.game import Observation
 from csl_ai.notation import card_str
 
@@ -70,11 +70,11 @@ class CardPolicy:
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the policy as JSON (a temporary file renamed into place)."""
+        """Write the policy as JSON with the safe writer (never over a non-regular file)."""
         target = Path(path)
-        temp = target.with_name(target.name + ".tmp")
-        temp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        os.replace(temp, target)
+        write_file_atomic(
+            target, json.dumps(self.to_json(), indent=2) + "\n", f"card policy {str(target)!r}"
+        )
 
     @classmethod
     def from_json(cls, data: object, where: str) -> CardPolicy:

@@ -12,16 +12,19 @@ A record without ``result`` is an unfinished game; it replays to where it stops.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, cast
 
-from csl_ai.errors import IllegalMoveError, InvalidRecordError, RecordWriteError
+from csl_ai.errors import (
+    IllegalMoveError,
+    InvalidRecordError,
+    RecordWriteError,
+    path_label,
+    write_file_atomic,
+)
 from csl_ai.game import SCORE_COLUMNS, Game, Phase, Trick, sky_cards_for
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_str, format_cards, format_piles
@@ -163,40 +166,16 @@ def record_to_json(record: Mapping[str, Any]) -> str:
 
 
 def save_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
-    """Check the record's shape, then write it atomically (a temporary file, then a rename).
+    """Check the record's shape, then write it atomically (``write_file_atomic``: a
+    temporary file in the same folder, fsync, rename).
 
-    A reader never sees a half-written file; RecordWriteError if the file cannot be written.
+    A reader never sees a half-written file. UnsafeOutputError if something other than a
+    regular file is at path (a FIFO, a symbolic link, a device: never replaced);
+    RecordWriteError if the file cannot be written.
     """
     _parse(record)
     text = record_to_json(record)
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.",
-            suffix=".tmp",
-            dir=target.parent if str(target.parent) else ".",
-        )
-    except OSError as e:
-        raise RecordWriteError(
-            f"record file {str(path)!r}: cannot write: {e.strerror or e}"
-        ) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise RecordWriteError(
-            f"record file {str(path)!r}: cannot write: {e.strerror or e}"
-        ) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_file_atomic(path, text, f"record file {path_label(path)}", RecordWriteError)
 
 
 # --- reading ----------------------------------------------------------------------------

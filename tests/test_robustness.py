@@ -1,9 +1,10 @@
-"""Robustness under signals, faults and hostile input (issue 15, items 3, 4, 5 and 8).
+"""Robustness under signals, faults and hostile input (issue 15, items 3, 4, 5, 6, 7, 8, 10).
 
 Signals are sent to real `python -m csl_ai` processes once their search (or prompt) has
 started; the rest runs the command in process through its entry point. The fuzz test
 mutates real positions, records and deck files with a seeded mutator and checks that
-every case ends in exit 0, or exit 2 with one short error line.
+every case ends in exit 0, or exit 2 with one short error line. The item-10 tests start a
+Ray head of their own (`ray start --head` on a free local port) and stop only that head.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import random
 import select
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -759,3 +761,422 @@ def test_fuzzed_inputs_end_in_exit_0_or_one_short_error_line(
             assert len(lines[0]) < MAX_ERROR_LINE, f"{where}\n{lines[0][:500]}"
         outcomes[ran.code] += 1
     assert outcomes[2] > FUZZ_CASES[kind] // 4, outcomes
+
+
+# --- item 6: one safe writer; never replace what is not a regular file ---------------------------
+
+
+def _make_node(path: Path, kind: str) -> None:
+    """A non-regular file of that kind at path: fifo, symlink (to a file beside it), device."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        target = path.with_name(path.name + ".target")
+        target.write_text("keep me\n")
+        path.symlink_to(target)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("creating a device node needs root")
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        raise AssertionError(kind)
+
+
+def _is_still(path: Path, kind: str) -> bool:
+    mode = os.lstat(path).st_mode
+    return {"fifo": stat.S_ISFIFO, "symlink": stat.S_ISLNK, "device": stat.S_ISCHR}[kind](mode)
+
+
+_NODE_KINDS = ("fifo", "symlink", "device")
+
+
+@pytest.mark.parametrize("kind", _NODE_KINDS)
+def test_record_refuses_a_non_regular_file_before_any_game(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "game.json"
+    _make_node(path, kind)
+    ran = run_cli(["play", "-n", "2", "--humans", "none", "--ai", "random", "--seed", "1",
+                   "--record", str(path)])  # fmt: skip
+    assert_error_line(ran, 2, "--record", "game.json", "not a regular file")
+    assert ran.stdout == "", "refused before the game was announced or played"
+    assert _is_still(path, kind)
+    if kind == "symlink":
+        assert path.read_text() == "keep me\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_record_dev_null_is_refused_not_replaced() -> None:
+    from csl_ai.cli.play import check_writable
+    from csl_ai.errors import UnsafeOutputError
+
+    with pytest.raises(UnsafeOutputError, match=r"--record: '/dev/null' is a character device"):
+        check_writable(Path("/dev/null"))
+    ran = run_cli(["play", "-n", "2", "--humans", "none", "--ai", "random", "--seed", "1",
+                   "--record", "/dev/null"])  # fmt: skip
+    assert_error_line(ran, 2, "/dev/null", "not a regular file")
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+@pytest.mark.parametrize("kind", _NODE_KINDS)
+def test_save_record_never_replaces_a_non_regular_file(tmp_path: Path, kind: str) -> None:
+    from csl_ai.errors import UnsafeOutputError
+    from csl_ai.records import save_record
+
+    path = tmp_path / "game.json"
+    _make_node(path, kind)
+    with pytest.raises(UnsafeOutputError, match=r"game\.json.*not a regular file"):
+        save_record(json.loads(record_text(2, 1)), path)
+    assert _is_still(path, kind)
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
+
+
+def test_the_safe_writer_syncs_then_renames_and_keeps_the_old_file_on_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from csl_ai import errors
+    from csl_ai.errors import OutputWriteError, write_file_atomic
+
+    path = tmp_path / "out.json"
+    path.write_text("old\n")
+    os.chmod(path, 0o600)
+    steps: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        steps.append("fsync")
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        steps.append("replace")
+        assert Path(src).parent == path.parent and Path(dst) == path
+        real_replace(src, dst)
+
+    monkeypatch.setattr(errors.os, "fsync", fsync)
+    monkeypatch.setattr(errors.os, "replace", replace)
+    write_file_atomic(path, "new\n", "results file")
+    assert path.read_text() == "new\n" and steps == ["fsync", "replace"]
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, "an existing file keeps its mode"
+    monkeypatch.setattr(errors.os, "fsync", _no_space)
+    with pytest.raises(OutputWriteError, match=r"cannot write results file: No space"):
+        write_file_atomic(path, "newer\n", "results file")
+    assert path.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+_TOURNAMENT_ARGS = ["--agents", "random,heuristic", "--players", "2", "--games", "2", "--seed", "1",
+                    "--workers", "0", "--quiet"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("summary.json", "fifo"), ("tournament.json", "symlink"), ("winshare.png", "device"),
+     ("summary.json", "symlink")],
+)  # fmt: skip
+def test_a_new_tournament_refuses_non_regular_result_files_before_announcing(
+    tmp_path: Path, name: str, kind: str
+) -> None:
+    out = tmp_path / "t"
+    out.mkdir()
+    _make_node(out / name, kind)
+    ran = run_cli(["tournament", *_TOURNAMENT_ARGS, "--out", str(out)])
+    assert_error_line(ran, 2, name, "not a regular file")
+    assert _is_still(out / name, kind)
+    assert not (out / "games.jsonl").exists()
+
+
+def _finished_tournament(out: Path, *, agents: str = "random,heuristic", extra: Sequence[str] = ()) -> None:
+    args = ["tournament", "--agents", agents, "--players", "2", "--games", "4", "--seed", "5",
+            "--workers", "0", "--quiet", "--out", str(out), *extra]  # fmt: skip
+    ran = run_cli(args)
+    assert ran.code == 0, ran.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+@pytest.mark.parametrize("name", ["games.jsonl", "summary.json", "tournament.json"])
+def test_resume_refuses_non_regular_result_files_at_once(tmp_path: Path, name: str, kind: str) -> None:
+    """A FIFO at games.jsonl used to hang the resume for ever, reading it."""
+    out = tmp_path / "t"
+    _finished_tournament(out)
+    (out / name).rename(out / (name + ".real"))
+    _make_node(out / name, kind)
+    proc = spawn(["tournament", "--resume", str(out), "--workers", "0", "--quiet"])
+    out_text, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    lines = err.decode().splitlines()
+    assert len(lines) == 1 and name in lines[0] and "not a regular file" in lines[0], lines
+    assert _is_still(out / name, kind)
+
+
+def test_appending_refuses_a_non_regular_file(tmp_path: Path) -> None:
+    from csl_ai.errors import UnsafeOutputError
+    from csl_ai.tournament.harness import ResultsDir
+    from csl_ai.tournament.runner import TournamentConfig, run_batch
+
+    config = TournamentConfig(agents=("random",), rules=RulesConfig(players=2), games=1, seed=1,
+                              mode="selfplay", training_rows=True)  # fmt: skip
+    results = ResultsDir(tmp_path, config)
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("")
+    (tmp_path / "training.jsonl").symlink_to(target)
+    with pytest.raises(UnsafeOutputError, match=r"training\.jsonl.*not a regular file"):
+        results.append(run_batch(config, [0]))
+    assert target.read_text() == ""
+    (tmp_path / "training.jsonl").unlink()
+    os.mkfifo(tmp_path / "games.jsonl")
+    with pytest.raises(UnsafeOutputError, match=r"games\.jsonl.*not a regular file"):
+        results.append(run_batch(config, [0]))
+
+
+# --- item 7: resume checks every games.jsonl line against tournament.json -------------------------
+
+
+def _custom_deck_file(path: Path) -> Path:
+    deck = SkyDeck.from_counts(
+        {SkyCard(Kind.CANDY, 1): 12, SkyCard(Kind.CANDY, 2): 4, SkyCard(Kind.SPIDER, 1): 8,
+         SkyCard(Kind.SPIDER, 2): 2, SkyCard(Kind.LEOPARD, 1): 6, SkyCard(Kind.LEOPARD, 2): 1,
+         SkyCard(Kind.STAR, 1): 3},
+        name="my box",
+    )  # fmt: skip
+    path.write_text(deck.to_toml())
+    return path
+
+
+@pytest.mark.parametrize(
+    ("agents", "extra", "fragment"),
+    [
+        ("heuristic,zoo:cautious", [], "agents"),
+        ("heuristic,random", [], "agents"),
+        ("random,heuristic", ["--sides", "candy=B"], "rules.sides"),
+        ("random,heuristic", ["--star-option", "double"], "rules.star_option"),
+        ("random,heuristic", ["--deck", "DECK"], "rules.deck"),
+    ],
+    ids=["other-agents", "reversed-agents", "other-sides", "other-star-option", "other-deck"],
+)
+def test_resume_refuses_games_of_another_tournament_with_the_same_seed(
+    tmp_path: Path, agents: str, extra: list[str], fragment: str
+) -> None:
+    """Same seed and agent count give the same schedule of seat indices: the lines used
+    to pass and their wins went to the wrong agents."""
+    played = tmp_path / "played"
+    _finished_tournament(played)
+    other = tmp_path / "other"
+    deck = str(_custom_deck_file(tmp_path / "deck.toml"))
+    args = ["tournament", "--agents", agents, "--players", "2", "--games", "4", "--seed", "5",
+            "--workers", "0", "--quiet", "--out", str(other),
+            *[deck if a == "DECK" else a for a in extra]]  # fmt: skip
+    assert run_cli(args).code == 0
+    games = (played / "games.jsonl").read_bytes()
+    (other / "games.jsonl").write_bytes(games)
+    (other / "summary.json").unlink()
+    ran = run_cli(["tournament", "--resume", str(other), "--workers", "0", "--quiet"])
+    line = assert_error_line(ran, 2, "games.jsonl:1:", fragment)
+    assert "tournament.json" in line
+    assert (other / "games.jsonl").read_bytes() == games
+    assert not (other / "summary.json").exists()
+
+
+def test_resume_refuses_a_line_whose_record_was_changed(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    _finished_tournament(out)
+    lines = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    changed = json.loads(lines[2])
+    changed["totals"] = changed["totals"][::-1] if len(set(changed["totals"])) > 1 else [99, 99]
+    (out / "games.jsonl").write_text("".join(lines[:2]) + json.dumps(changed) + "\n" + lines[3])
+    ran = run_cli(["tournament", "--resume", str(out), "--workers", "0", "--quiet"])
+    assert_error_line(ran, 2, "games.jsonl:3:", "totals")
+
+
+def test_resume_drops_a_duplicated_job_line_from_the_file(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    _finished_tournament(out)
+    games = out / "games.jsonl"
+    lines = games.read_text().splitlines(keepends=True)
+    summary = json.loads((out / "summary.json").read_text())
+    games.write_text(lines[0] + lines[1] + lines[0] + lines[1] + lines[2][:30])
+    ran = run_cli(["tournament", "--resume", str(out), "--workers", "0", "--quiet"])
+    assert ran.code == 0, ran.stderr
+    jobs = [json.loads(line)["job"] for line in games.read_text().splitlines()]
+    assert sorted(jobs) == [0, 1, 2, 3], jobs
+    assert json.loads((out / "summary.json").read_text())["standings"] == summary["standings"]
+    assert [p.name for p in out.iterdir() if ".tmp" in p.name] == []
+
+
+# --- item 10: --address HOST:PORT joins a head started with `ray start --head` -------------------
+
+RAY_EXE = Path(sys.executable).with_name("ray")
+HEAD_START_S = 120.0
+
+
+@dataclass(frozen=True)
+class Head:
+    """A Ray head of this test module's own, with token authentication on."""
+
+    address: str
+    home: Path
+    """A HOME whose ~/.ray/auth_token holds the head's token, as `ray start` leaves it."""
+    token_file: Path
+    """The same token in a file of its own."""
+    base: Path
+
+
+def _free_local_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ray_env(home: Path) -> dict[str, str]:
+    """This environment without Ray's address and authentication settings, with HOME home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH") and k != "RAY_ADDRESS"}
+    env["HOME"] = str(home)
+    return env
+
+
+def _start_time(pid: int) -> str | None:
+    """A process's start time (field 22 of /proc/PID/stat): with its pid, who it is."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()[19]
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """Every process below root now, with its start time."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            after = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(after[1]), []).append(int(entry.name))
+    found: dict[int, str] = {}
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            started = _start_time(child)
+            if started is not None and child not in found:
+                found[child] = started
+                todo.append(child)
+    return found
+
+
+def _stop_head(proc: subprocess.Popen[bytes]) -> None:
+    """Stop this module's head and only it: `ray stop` would stop every Ray on the machine.
+
+    `ray start --block` shuts its own head's processes down on SIGTERM; any of them still
+    running afterwards (the same pid and start time as before) is killed.
+    """
+    spawned = _descendants(proc.pid)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for pid, started in spawned.items():
+        if _start_time(pid) == started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def token_head() -> Iterator[Head]:
+    """`ray start --head --port P` on a free local port, with a token in its HOME (so Ray
+    turns token authentication on), stopped at the end whatever happens."""
+    import secrets
+    import shutil
+    import tempfile
+
+    if not RAY_EXE.exists():
+        pytest.skip(f"no `ray` executable next to {sys.executable}")
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("stopping only this test's Ray head needs Linux /proc")
+    base = Path(tempfile.mkdtemp(prefix="csl-ray-", dir="/tmp"))
+    home = base / "home"
+    (home / ".ray").mkdir(parents=True)
+    token = secrets.token_hex(32)
+    (home / ".ray" / "auth_token").write_text(token)
+    token_file = base / "token"
+    token_file.write_text(token)
+    port = _free_local_port()
+    log_path = base / "head.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [str(RAY_EXE), "start", "--head", "--block", "--port", str(port), "--num-cpus", "1",
+             "--include-dashboard=false", "--disable-usage-stats", "--temp-dir", str(base / "ray")],
+            env=_ray_env(home), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            cwd=base, start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + HEAD_START_S
+        while b"Ray runtime started" not in log_path.read_bytes():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                last = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+                pytest.skip(f"`ray start --head` cannot start a head here: {last[:200]}")
+            time.sleep(0.2)
+        yield Head(f"127.0.0.1:{port}", home, token_file, base)
+    finally:
+        _stop_head(proc)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _tournament_on(head: Head, out: Path, home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "csl_ai", "tournament", "--address", head.address,
+         "--agents", "random,heuristic", "--players", "2", "--games", "4", "--workers", "1",
+         "--seed", "3", "--quiet", "--out", str(out), *extra],
+        env=_ray_env(home), cwd=out.parent, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_tournament_joins_a_token_authenticated_head_by_host_and_port(
+    token_head: Head, tmp_path: Path
+) -> None:
+    """The head was started the usual way; the driver finds the token where `ray start`
+    found it. It used to fail with InvalidAuthToken unless RAY_AUTH_MODE=token was set."""
+    from csl_ai.tournament.harness import ResultsDir
+    from csl_ai.tournament.runner import run_local
+
+    out = tmp_path / "t"
+    proc = _tournament_on(token_head, out, token_head.home)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    announced = " ".join(proc.stderr.split())
+    assert announced == f"4 games: 2 deals x 2 seatings, 2 players, seed 3 -> {out}", proc.stderr[-3000:]
+    results = ResultsDir.open(out)
+    assert results.load() == {o.job: o for o in run_local(results.config)}
+
+
+def test_a_tournament_takes_the_clusters_token_from_a_file(token_head: Head, tmp_path: Path) -> None:
+    empty_home = tmp_path / "home"
+    empty_home.mkdir()
+    out = tmp_path / "t"
+    proc = _tournament_on(token_head, out, empty_home, "--ray-token-file", str(token_head.token_file))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len((out / "games.jsonl").read_text().splitlines()) == 4
+
+
+def test_a_missing_or_wrong_token_is_one_line_saying_how_to_give_it(
+    token_head: Head, tmp_path: Path
+) -> None:
+    empty_home = tmp_path / "home"
+    empty_home.mkdir()
+    wrong = tmp_path / "wrong-token"
+    wrong.write_text("0" * 64)
+    for extra, says in (((), "asks for an authentication token"),
+                        (("--ray-token-file", str(wrong)), "refused the authentication token")):  # fmt: skip
+        out = tmp_path / "t"
+        started = time.monotonic()
+        proc = _tournament_on(token_head, out, empty_home, *extra)
+        assert time.monotonic() - started < 60
+        assert proc.returncode == 1, proc.stderr[-3000:]
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1, proc.stderr[-3000:]
+        assert lines[0].startswith("csl: error: ") and says in lines[0], lines[0]
+        assert "--ray-token-file" in lines[0] and "RAY_AUTH_TOKEN" in lines[0]
+        assert not out.exists(), "refused before the run was announced or its folder made"

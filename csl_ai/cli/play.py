@@ -42,7 +42,14 @@ from csl_ai.cli.render import (
     sky_cards_text,
     trick_text,
 )
-from csl_ai.errors import CslError, OutputWriteError, clip, path_label
+from csl_ai.errors import (
+    CslError,
+    OutputWriteError,
+    check_output_path,
+    clip,
+    non_regular_kind,
+    path_label,
+)
 from csl_ai.game import COLOUR_NAMES, Game, Observation, Phase
 from csl_ai.moves import Move, parse_move
 from csl_ai.notation import cards_of, format_cards, format_piles
@@ -286,7 +293,7 @@ def default_record_path(now: datetime | None = None) -> Path:
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     path = Path(f"csl-game-{stamp}.json")
     n = 1
-    while path.exists():
+    while os.path.lexists(path):
         n += 1
         path = Path(f"csl-game-{stamp}-{n}.json")
     return path
@@ -380,15 +387,19 @@ def new_session(options: PlayOptions, console: Console, ask: Ask) -> PlaySession
 
 def check_writable(path: Path) -> None:
     """Check now, before a game is played, that path can be written: CliInputError for a
-    path that names no file in an existing folder (bad input, exit 2), OutputWriteError
-    for one the system will not let us write (a failure, exit 1)."""
+    path that names no file in an existing folder, UnsafeOutputError for one naming
+    something that is not a regular file (a FIFO, a symbolic link, a device such as
+    /dev/null: never replaced), both bad input (exit 2); OutputWriteError for one the
+    system will not let us write (a failure, exit 1)."""
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise CliInputError(f"--record: {path_label(path)} is a directory")
+    label = f"--record: {path_label(path)}"
+    if non_regular_kind(path) == "a directory":
+        raise CliInputError(f"{label} is a directory")
+    check_output_path(path, label)
     if not folder.is_dir():
         raise CliInputError(f"--record: folder {path_label(folder)} does not exist")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OutputWriteError(f"record file {path_label(path)}: cannot write: permission denied")
+        raise OutputWriteError(f"cannot write record file {path_label(path)}: permission denied")
 
 
 def play_command(options: PlayOptions, console: Console) -> int:

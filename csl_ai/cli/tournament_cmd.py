@@ -27,6 +27,7 @@ from csl_ai.cli.common import (
     interrupt_exit_code,
     interrupt_text,
 )
+from csl_ai.errors import path_label
 from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
 
 if TYPE_CHECKING:
@@ -49,7 +50,10 @@ each deal seats a different subset so that every agent plays equally often.
 DIR receives tournament.json (the options), games.jsonl (one line per finished game,
 with its full record, appended as games finish), then summary.json and winshare.png.
 Interrupted (Ctrl-C, a crash, even SIGKILL)? `csl tournament --resume DIR` plays only
-the games still missing.
+the games still missing, once every line of games.jsonl is checked against
+tournament.json (agents, rules, deck, seeds, schedule); a line of another tournament
+stops it. --address HOST:PORT joins a cluster with token authentication (what `ray start
+--head` turns on) with the token of --ray-token-file, RAY_AUTH_TOKEN or ~/.ray/auth_token.
 """
 
 SELFPLAY_EPILOG = """
@@ -80,6 +84,15 @@ Workers = Annotated[
 Address = Annotated[
     Optional[str],  # noqa: UP007
     typer.Option("--address", help="Use a running Ray cluster: auto, HOST:PORT or ray://HOST:10001."),
+]
+TokenFile = Annotated[
+    Optional[str],  # noqa: UP007
+    typer.Option(
+        "--ray-token-file",
+        metavar="FILE",
+        help="The cluster's authentication token (`ray get-auth-token` on its head prints it), "
+        "for --address HOST:PORT; default RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token.",
+    ),
 ]
 Batch = Annotated[
     Optional[int],  # noqa: UP007
@@ -149,7 +162,11 @@ def _new_seed(seed: int | None) -> int:
 
 
 def _run_options(
-    workers: int | None, address: str | None, batch: int | None, quiet: bool
+    workers: int | None,
+    address: str | None,
+    batch: int | None,
+    quiet: bool,
+    token_file: str | None = None,
 ) -> RunOptions:
     """The harness's run options from the command line, checked."""
     from csl_ai.tournament import harness
@@ -157,7 +174,25 @@ def _run_options(
     if workers is not None and not 0 <= workers <= MAX_WORKERS:
         raise CliInputError(f"--workers: must be 0 (no Ray) to {MAX_WORKERS:,}, got {workers!r}")
     check_positive(batch, "--batch", MAX_BATCH)
-    return harness.RunOptions(workers=workers, address=address, batch=batch, progress=not quiet)
+    if token_file is not None:
+        if not address:
+            raise CliInputError("--ray-token-file: goes with --address HOST:PORT")
+        if not Path(token_file).is_file():
+            raise CliInputError(f"--ray-token-file: {path_label(token_file)} is not a file")
+    return harness.RunOptions(
+        workers=workers, address=address, batch=batch, progress=not quiet, token_file=token_file
+    )
+
+
+def _check_cluster(options: RunOptions) -> None:
+    """Refuse, before the run is announced, a cluster that cannot be joined (one line, exit 1)."""
+    from csl_ai.tournament import harness
+    from csl_ai.tournament.runner import TournamentRunError
+
+    try:
+        harness.check_cluster(options)
+    except TournamentRunError as e:
+        fail(str(e), EXIT_FAILURE)
 
 
 def _check_new_run(config: TournamentConfig, out: str, agent_option: str) -> None:
@@ -234,6 +269,7 @@ def register(app: typer.Typer) -> None:
         seed: Seed = None,
         workers: Workers = None,
         address: Address = None,
+        ray_token_file: TokenFile = None,
         batch: Batch = None,
         resume: Resume = None,
         sides: Sides = None,
@@ -245,7 +281,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet)
+        options = _run_options(workers, address, batch, quiet, ray_token_file)
         if resume is not None:
             given = {"--agents": agents, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck}
@@ -263,6 +299,7 @@ def register(app: typer.Typer) -> None:
                 seed=_new_seed(seed),
             )
             _check_new_run(config, out, "--agents")
+            _check_cluster(options)
             _announce(config, out)
         summary, directory = _run(config, out, resume, options)
         stdout = Console(highlight=False)
@@ -288,6 +325,7 @@ def register(app: typer.Typer) -> None:
         seed: Seed = None,
         workers: Workers = None,
         address: Address = None,
+        ray_token_file: TokenFile = None,
         batch: Batch = None,
         resume: Resume = None,
         sides: Sides = None,
@@ -299,7 +337,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet)
+        options = _run_options(workers, address, batch, quiet, ray_token_file)
         if resume is not None:
             given = {"--agent": agent, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck,
@@ -320,6 +358,7 @@ def register(app: typer.Typer) -> None:
                 training_rows=training_rows,
             )
             _check_new_run(config, out, "--agent")
+            _check_cluster(options)
             _announce(config, out)
         summary, directory = _run(config, out, resume, options)
         files = "games.jsonl" + (", training.jsonl" if (directory / "training.jsonl").exists() else "")

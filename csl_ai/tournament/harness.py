@@ -11,9 +11,19 @@ A results directory holds:
 - ``summary.json`` and ``winshare.png`` — written at the end.
 
 Resume reads ``games.jsonl``, drops a last line cut short by a kill (the file is
-truncated back to its last complete line), and plays only the jobs not in it; a job
-id seen twice counts once. Training rows of jobs without a games line are dropped,
-since those jobs are played again.
+truncated back to its last complete line), and plays only the jobs not in it. Every line
+is checked against ``tournament.json`` (``runner.check_manifest``: the job's seating in
+the schedule, the agent of each seat, the rules, sides and deck, the seeds); a line that
+does not match stops the resume naming the file and line. A job's second line is dropped
+from the file (rewritten atomically) and counted once. Training rows of jobs without a
+games line are dropped, since those jobs are played again.
+
+Files written whole (``tournament.json``, ``summary.json``, ``winshare.png``, a
+rewritten ``games.jsonl`` or ``training.jsonl``) go through ``csl_ai.errors.replacing``:
+a temporary file in the folder, fsync, rename. Appended files go through
+``csl_ai.errors.appending``. Nothing in the folder that is not a regular file (a FIFO,
+a symbolic link, a device) is ever read, written through or replaced: the run refuses it
+before it starts.
 
 Fault tolerance: a batch whose worker died is retried by Ray (``task_retries``), then
 resubmitted by the driver (``max_resubmits``); a batch's games depend only on its job
@@ -25,7 +35,9 @@ not a crash) is not retried: it would fail again.
 
 On a cluster (``address``), every node needs csl_ai importable (the same version, built
 for its platform): tasks carry only the config and job ids, and workers import the
-agents and the core themselves.
+agents and the core themselves. A cluster with token authentication (what ``ray start
+--head`` turns on when a token exists) is joined with its token: ``token_file``, else
+``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token`` (``use_cluster_token``).
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import logging
 import os
 import re
 import socket
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -47,7 +60,15 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from csl_ai.errors import OutputWriteError, path_label
+from csl_ai.errors import (
+    OutputWriteError,
+    appending,
+    check_output_path,
+    path_label,
+    replacing,
+    short_repr,
+    write_file_atomic,
+)
 from csl_ai.tournament.runner import (
     AgentFactory,
     FinishedGame,
@@ -66,6 +87,13 @@ GAMES_FILE: Final = "games.jsonl"
 TRAINING_FILE: Final = "training.jsonl"
 SUMMARY_FILE: Final = "summary.json"
 PLOT_FILE: Final = "winshare.png"
+RESULT_FILES: Final = (CONFIG_FILE, GAMES_FILE, TRAINING_FILE, SUMMARY_FILE, PLOT_FILE)
+"""Every file a run reads or writes in its folder."""
+DEFAULT_TOKEN_FILE: Final = Path("~/.ray/auth_token")
+"""Where ``ray start`` and a local ``ray.init`` keep the token of their clusters."""
+TOKEN_HELP: Final = (
+    "pass --ray-token-file FILE or set RAY_AUTH_TOKEN (`ray get-auth-token` on its head prints it)"
+)
 CONNECT_TIMEOUT_S: Final = 10.0
 """How long a cluster address may take to accept a connection."""
 MAX_AUTO_BATCH: Final = 32
@@ -91,6 +119,9 @@ class RunOptions:
     """Niceness of the workers of a local Ray instance started here. Ray's own default
     is 15, which leaves a tournament the scraps of a busy machine; 0 gives its workers
     the priority of any other process (a plain loop's)."""
+    token_file: str | None = None
+    """A file holding the authentication token of the cluster at address (Ray's token
+    authentication); None: Ray's own places (see ``use_cluster_token``)."""
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 0:
@@ -99,6 +130,8 @@ class RunOptions:
             raise TournamentError(f"batch: must be at least 1, got {self.batch!r}")
         if self.workers == 0 and self.address:
             raise TournamentError("workers: 0 plays without Ray, so it cannot be given with an address")
+        if self.token_file is not None and not self.address:
+            raise TournamentError("token_file: the token of a cluster goes with its address")
 
 
 @contextmanager
@@ -109,17 +142,6 @@ def _writing(path: Path) -> Iterator[None]:
         yield
     except OSError as e:
         raise OutputWriteError(f"cannot write {path_label(path)}: {e.strerror or e}") from None
-
-
-def _fsync_write(path: Path, text: str) -> None:
-    """Replace path's contents atomically (write a temporary file, fsync, rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with _writing(path):
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
 
 
 def _complete_lines(path: Path) -> Iterator[bytes]:
@@ -175,11 +197,20 @@ class ResultsDir:
         p = Path(path)
         if p.exists() and not p.is_dir():
             raise TournamentError(f"out: {path_label(p)} is not a directory")
+        ResultsDir.check_files(p)
         if (p / CONFIG_FILE).exists() or (p / GAMES_FILE).exists():
             raise TournamentError(
                 f"out: {path_label(p)} already holds a tournament; "
                 f"continue it with --resume {path_label(p)}"
             )
+
+    @staticmethod
+    def check_files(path: str | os.PathLike[str]) -> None:
+        """UnsafeOutputError if any file a run reads or writes in path is there but is not a
+        regular file: a FIFO would hang a read, and a symbolic link or a device would be
+        written through or replaced."""
+        for name in RESULT_FILES:
+            check_output_path(Path(path) / name, path_label(Path(path) / name))
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], config: TournamentConfig) -> ResultsDir:
@@ -189,7 +220,10 @@ class ResultsDir:
         cls.check_new(p)
         with _writing(p):
             p.mkdir(parents=True, exist_ok=True)
-        _fsync_write(p / CONFIG_FILE, json.dumps(config.to_dict(), indent=2) + "\n")
+        config_path = p / CONFIG_FILE
+        write_file_atomic(
+            config_path, json.dumps(config.to_dict(), indent=2) + "\n", path_label(config_path)
+        )
         return cls(p, config)
 
     @classmethod
@@ -197,6 +231,7 @@ class ResultsDir:
         """An existing tournament's directory, its config read from tournament.json."""
         p = Path(path)
         config_path = p / CONFIG_FILE
+        cls.check_files(p)
         try:
             text = config_path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -218,19 +253,27 @@ class ResultsDir:
         return cls(p, config)
 
     def load(self) -> dict[int, GameOutcome]:
-        """The finished games by job id (see the module doc for what is dropped)."""
+        """The finished games by job id, every line checked against the config; a job's
+        later lines are dropped from the file (see the module doc for what else is)."""
+        self.check_files(self.path)
         path = self.path / GAMES_FILE
         done: dict[int, GameOutcome] = {}
+        repeated: set[int] = set()
         for lineno, raw in enumerate(_complete_lines(path), 1):
             if not raw.strip():
                 continue
             where = f"{path}:{lineno}"
             try:
                 data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 raise TournamentError(f"{where}: not a JSON line (the file is damaged)") from None
             outcome = GameOutcome.from_json(data, self.config, where)
-            done.setdefault(outcome.job, outcome)
+            if outcome.job in done:
+                repeated.add(lineno)
+            else:
+                done[outcome.job] = outcome
+        if repeated:
+            _drop_lines(path, repeated)
         if self.config.training_rows:
             self._clean_training_rows(set(done))
         return done
@@ -250,17 +293,8 @@ class ResultsDir:
             if key[0] not in done or key in seen:
                 drop.add(lineno)
             seen.add(key)
-        if not drop:
-            return
-        tmp = path.with_name(path.name + ".tmp")
-        with _writing(path):
-            with open(tmp, "wb") as out:
-                for lineno, raw in enumerate(_complete_lines(path), 1):
-                    if lineno not in drop:
-                        out.write(raw + b"\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
+        if drop:
+            _drop_lines(path, drop)
 
     def append(self, finished: Sequence[FinishedGame]) -> None:
         """Write a batch's training rows, then its games; each file flushed and fsynced."""
@@ -274,22 +308,30 @@ class ResultsDir:
 
     @staticmethod
     def _append_lines(path: Path, lines: Iterable[str]) -> None:
-        with _writing(path), open(path, "a", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-            f.flush()
-            os.fsync(f.fileno())
+        with appending(path, path_label(path)) as f:
+            f.write("".join(line + "\n" for line in lines).encode("utf-8"))
 
     def write_summary(self, summary: Summary, complete: bool) -> None:
         """summary.json, and for a tournament the win-share picture."""
         data = summary.to_json()
         data["complete"] = complete
         data["tournament"] = self.config.to_dict()
-        _fsync_write(self.path / SUMMARY_FILE, json.dumps(data, indent=2) + "\n")
+        summary_path = self.path / SUMMARY_FILE
+        write_file_atomic(summary_path, json.dumps(data, indent=2) + "\n", path_label(summary_path))
         if self.config.mode == "tournament":
             from csl_ai.tournament.plot import plot_win_share
 
-            with _writing(self.path / PLOT_FILE):
-                plot_win_share(summary, self.path / PLOT_FILE)
+            plot_path = self.path / PLOT_FILE
+            with replacing(plot_path, path_label(plot_path)) as tmp:
+                plot_win_share(summary, tmp)
+
+
+def _drop_lines(path: Path, drop: set[int]) -> None:
+    """Rewrite path without the lines numbered in drop (from 1), atomically."""
+    with replacing(path, path_label(path)) as tmp, open(tmp, "wb") as out:
+        for lineno, raw in enumerate(_complete_lines(path), 1):
+            if lineno not in drop:
+                out.write(raw + b"\n")
 
 
 class _TournamentProgress(Progress):
@@ -389,6 +431,128 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         raise TournamentRunError(f"cannot reach the Ray cluster at {address!r}: {reason}") from None
 
 
+def _joins_by_host_port(address: str | None) -> bool:
+    """Whether address names a cluster's GCS directly (HOST:PORT), not auto, local or ray://."""
+    if not address:
+        return False
+    return address not in ("auto", "local") and not address.startswith("ray://")
+
+
+def token_source(token_file: str | None = None) -> str | None:
+    """Where Ray would read a cluster token from, in its own order (token_file first);
+    None when there is none."""
+    if token_file is not None:
+        return path_label(token_file)
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return "RAY_AUTH_TOKEN"
+    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    if named:
+        return f"RAY_AUTH_TOKEN_PATH ({path_label(named)})"
+    default = DEFAULT_TOKEN_FILE.expanduser()
+    return path_label(default) if default.is_file() else None
+
+
+def use_cluster_token(options: RunOptions) -> None:
+    """Make this process present a token to the cluster at options.address.
+
+    Ray 2.60 clusters started with ``ray start --head`` use token authentication when a
+    token exists, and a driver joining them by HOST:PORT sends one only with
+    ``RAY_AUTH_MODE=token`` (only ``auto`` turns it on by itself). So: token_file, when
+    given, becomes the token (``RAY_AUTH_TOKEN_PATH``); and with RAY_AUTH_MODE unset, a
+    token found in Ray's usual places turns token mode on, as ``ray start`` does. A
+    cluster without authentication ignores the token. Changes this process's environment
+    (where Ray reads these settings), and only before Ray is started here.
+    """
+    if not _joins_by_host_port(options.address) and options.token_file is None:
+        return
+    if options.token_file is not None:
+        os.environ["RAY_AUTH_TOKEN_PATH"] = str(Path(options.token_file).resolve())
+        os.environ.pop("RAY_AUTH_TOKEN", None)
+        os.environ["RAY_AUTH_MODE"] = "token"
+    elif "RAY_AUTH_MODE" not in os.environ and token_source() is not None:
+        os.environ["RAY_AUTH_MODE"] = "token"
+    else:
+        return
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+    except ImportError:
+        return
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
+def _token_error(address: str, token_file: str | None) -> TournamentRunError:
+    """The one line for a cluster that refused to let us in for want of the right token."""
+    source = token_source(token_file)
+    mode = os.environ.get("RAY_AUTH_MODE", "")
+    if source is not None and mode.lower() != "token":
+        return TournamentRunError(
+            f"the Ray cluster at {address!r} asks for an authentication token, but "
+            f"RAY_AUTH_MODE={short_repr(mode, 20)} turns tokens off: unset it, or {TOKEN_HELP}"
+        )
+    if source is None:
+        return TournamentRunError(
+            f"the Ray cluster at {address!r} asks for an authentication token and none was "
+            f"found: {TOKEN_HELP}"
+        )
+    return TournamentRunError(
+        f"the Ray cluster at {address!r} refused the authentication token from {source}: "
+        f"{TOKEN_HELP}"
+    )
+
+
+@contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Ray's native client logs every failed attempt on file descriptor 2; a probe's
+    failure is reported as one line instead."""
+    saved: int | None
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        saved = None
+    if saved is None:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def check_cluster(options: RunOptions) -> None:
+    """Fail fast, before a run is announced or its folder made, if the cluster at
+    options.address cannot be joined: nothing answers at its port, or (HOST:PORT) its
+    GCS asks for a token that this process lacks or that it refuses. One request to the
+    GCS, which answers at once, where ``ray.init`` would retry for tens of seconds."""
+    address = options.address
+    if not address or options.workers == 0:
+        return
+    check_reachable(address)
+    if not _joins_by_host_port(address):
+        return
+    import ray
+
+    if ray.is_initialized():
+        return
+    use_cluster_token(options)
+    try:
+        from ray._raylet import GcsClient
+        from ray.exceptions import AuthenticationError, RayError
+    except ImportError:
+        return
+    try:
+        with _native_stderr_silenced():
+            GcsClient(address=address)
+    except AuthenticationError:
+        raise _token_error(address, options.token_file) from None
+    except (RayError, ConnectionError, TimeoutError, RuntimeError, OSError) as e:
+        raise TournamentRunError(f"cannot reach the Ray cluster at {address!r}: {_last_line(e)}") from None
+
+
 def package_root() -> Path:
     """The folder that holds the csl_ai this process imported (site-packages, or the
     repository for an editable install)."""
@@ -414,11 +578,14 @@ def ray_code_path() -> Iterator[None]:
 
 
 def connect_ray(options: RunOptions) -> bool:
-    """Start or join Ray as the options say; True if this call started it (and must shut it down)."""
+    """Start or join Ray as the options say, with the cluster's token when it has one
+    (``use_cluster_token``); True if this call started it (and must shut it down)."""
     import ray
+    from ray.exceptions import AuthenticationError
 
     if ray.is_initialized():
         return False
+    use_cluster_token(options)
     quiet: dict[str, Any] = {
         "include_dashboard": False,
         "logging_level": logging.ERROR,
@@ -434,6 +601,8 @@ def connect_ray(options: RunOptions) -> bool:
                     _system_config={"worker_niceness": options.worker_niceness},
                     **quiet,
                 )
+    except AuthenticationError:
+        raise _token_error(options.address or "", options.token_file) from None
     except (ConnectionError, TimeoutError, RuntimeError, ValueError, OSError) as e:
         where = f"the Ray cluster at {options.address!r}" if options.address else "a local Ray instance"
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -527,8 +696,7 @@ def start(
 ) -> Summary:
     """Play a new tournament into the directory out; returns the summary."""
     check_agents(config, factory)
-    if options.address and options.workers != 0:
-        check_reachable(options.address)
+    check_cluster(options)
     return _run(ResultsDir.create(out, config), options, factory, console)
 
 
@@ -541,8 +709,7 @@ def resume(
 ) -> Summary:
     """Finish the tournament in out: play only its jobs that have no games line yet."""
     results = ResultsDir.open(out)
-    if options.address and options.workers != 0:
-        check_reachable(options.address)
+    check_cluster(options)
     return _run(results, options, factory, console)
 
 

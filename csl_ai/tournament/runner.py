@@ -27,6 +27,7 @@ alone, in any batch, on any worker, with the same result.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from csl_ai.agents import Agent, make_agent, play_game
-from csl_ai.errors import CslError
+from csl_ai.errors import CslError, short_repr
 from csl_ai.game import Game
 from csl_ai.records import game_to_record
 from csl_ai.rules import RulesConfig
@@ -262,7 +263,9 @@ class GameOutcome:
 
     @classmethod
     def from_json(cls, data: object, config: TournamentConfig, where: str) -> GameOutcome:
-        """Read and check a games.jsonl line against the schedule; errors start with where."""
+        """Read a games.jsonl line and check it against the config: the job's place in the
+        schedule, then every field that fixes its game (``check_manifest``); errors start
+        with where."""
         if not isinstance(data, Mapping):
             raise TournamentError(f"{where}: must be an object")
         fields: dict[str, Any] = {}
@@ -289,6 +292,7 @@ class GameOutcome:
                 f"{where}: job {job.id} does not match this tournament's schedule "
                 "(games.jsonl from another tournament?)"
             )
+        check_manifest(data, config, job, where)
         return cls(
             job=job.id,
             deal=job.deal,
@@ -297,6 +301,101 @@ class GameOutcome:
             totals=tuple(int(v) for v in fields["totals"]),
             win_shares=tuple(float(v) for v in fields["win_shares"]),
             ranks=tuple(int(v) for v in fields["ranks"]),
+        )
+
+
+@functools.lru_cache(maxsize=8)
+def _rules_json(rules: RulesConfig) -> Any:
+    """The rules as a games line's record holds them (plain JSON values); built once per
+    rules, since every line of a file is checked against them. Never to be modified."""
+    return json.loads(json.dumps(rules.to_dict()))
+
+
+def _first_difference(found: object, expected: object, field: str) -> str | None:
+    """Where found differs from expected, as ``field.key is X, tournament.json gives Y``;
+    None when they are equal. Objects are compared key by key, anything else whole."""
+    if isinstance(found, Mapping) and found == expected:
+        return None
+    if isinstance(found, Mapping) and isinstance(expected, Mapping):
+        for key in expected:
+            if key not in found:
+                return f"{field}.{key} is missing, tournament.json gives {short_repr(expected[key])}"
+            difference = _first_difference(found[key], expected[key], f"{field}.{key}")
+            if difference is not None:
+                return difference
+        extra = next((key for key in found if key not in expected), None)
+        if extra is not None:
+            return f"{field}.{short_repr(extra, 40)} is not in tournament.json"
+        return None
+    if type(found) is bool or type(expected) is bool:
+        same = type(found) is type(expected) and found == expected
+    else:
+        same = found == expected
+    if same:
+        return None
+    return f"{field} is {short_repr(found)}, tournament.json gives {short_repr(expected)}"
+
+
+def check_manifest(data: Mapping[str, Any], config: TournamentConfig, job: Job, where: str) -> None:
+    """Check that a games line is this job of this tournament, field by field: the agent of
+    each seat, the rules (sides, options, deck), the deal's and agents' seeds, the mode,
+    the job and its place in the schedule, all from the line and the record it carries;
+    and that its totals and win shares are the ones its record's result gives.
+
+    A line from another tournament with the same seed and agent count has the same
+    schedule of seat indices; only these fields tell it apart. TournamentError names the
+    first field that differs.
+    """
+    record = data.get("record")
+    if not isinstance(record, Mapping):
+        raise TournamentError(f"{where}.record: missing: every games line carries its game's record")
+    meta = record.get("meta")
+    if not isinstance(meta, Mapping):
+        raise TournamentError(f"{where}.record.meta: missing: the record of a tournament game has one")
+    labels = [config.labels[a] for a in job.seats]
+    expected: tuple[tuple[str, object, object], ...] = (
+        ("agents", data.get("agents"), labels),
+        ("record.agents", record.get("agents"), labels),
+        ("record.rules", record.get("rules"), _rules_json(config.rules)),
+        ("record.meta.mode", meta.get("mode"), config.mode),
+        ("record.meta.tournament_seed", meta.get("tournament_seed"), config.seed),
+        ("record.meta.job", meta.get("job"), job.id),
+        ("record.meta.deal", meta.get("deal"), job.deal),
+        ("record.meta.rotation", meta.get("rotation"), job.rotation),
+        ("record.seed", record.get("seed"), deal_seed(config, job.deal)),
+        (
+            "record.meta.agent_seeds",
+            meta.get("agent_seeds"),
+            [agent_seed(config, job.id, s) for s in range(config.players)],
+        ),
+    )
+    for field_name, found, wanted in expected:
+        difference = _first_difference(found, wanted, field_name)
+        if difference is not None:
+            raise TournamentError(
+                f"{where}: job {job.id} is not this tournament's: {difference} "
+                "(games.jsonl from another tournament?)"
+            )
+    _check_result(data, record.get("result"), where)
+
+
+def _check_result(data: Mapping[str, Any], result: object, where: str) -> None:
+    """The line's totals and win shares are those of its record's result."""
+    scores = result.get("scores") if isinstance(result, Mapping) else None
+    winners = result.get("winners") if isinstance(result, Mapping) else None
+    if not isinstance(scores, list) or not isinstance(winners, list) or not winners:
+        raise TournamentError(f"{where}.record.result: missing: a games line holds a finished game")
+    totals = [row.get("total") if isinstance(row, Mapping) else None for row in scores]
+    if totals != data.get("totals"):
+        raise TournamentError(
+            f"{where}: totals {short_repr(data.get('totals'))}, but its record's result gives "
+            f"{short_repr(totals)}"
+        )
+    shares = [1.0 / len(winners) if s in winners else 0.0 for s in range(len(totals))]
+    if shares != data.get("win_shares"):
+        raise TournamentError(
+            f"{where}: win_shares {short_repr(data.get('win_shares'))}, but its record's "
+            f"winners {short_repr(winners)} give {short_repr(shares)}"
         )
 
 
