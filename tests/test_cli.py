@@ -29,8 +29,8 @@ from csl_ai.rules import RulesConfig
 
 runner = CliRunner()
 
-PLAY_OPTIONS = PlayOptions(players=2, humans="0", ai="heuristic", seed=2024)
-PLAY_ARGS = ["play", "--players", "2", "--humans", "0", "--ai", "heuristic", "--seed", "2024"]
+PLAY_OPTIONS = PlayOptions(players=2, humans="0", ai="heuristic", seed=2025)
+PLAY_ARGS = ["play", "--players", "2", "--humans", "0", "--ai", "heuristic", "--seed", "2025"]
 """The command line that `PLAY_OPTIONS` describes."""
 
 
@@ -130,7 +130,9 @@ def test_play_session_runs_a_whole_game_and_refuses_bad_input() -> None:
     assert "Split your hand into one pile per group" in text
     assert "Final scores" in text
     human_moves = sum(1 for line in script.lines if line != "?") - len(script.errors)
-    assert human_moves == 4 * (1 + 1 + 9)
+    forced = text.count("Only one legal card: ")
+    assert forced > 0, "forced card plays are played for the human, with a line saying so"
+    assert human_moves + forced == 4 * (1 + 1 + 9)
 
 
 def test_csl_play_whole_game_through_stdin(tmp_path: Path) -> None:
@@ -602,3 +604,25 @@ def test_python_m_csl_ai_in_a_real_process() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == ["csl: error: players must be an integer 2..5, got 7"]
+
+
+def test_near_ties_are_marked_too_close_to_call() -> None:
+    from csl_ai.cli.render import close_to_best
+    from csl_ai.moves import Play
+    from csl_ai.search import MoveStats, SearchResult
+
+    def stats(card: int, low: float, high: float) -> MoveStats:
+        return MoveStats(Play(card), 100, (low + high) / 2, (low, high), (low + high) / 2, 20.0, 100)
+
+    result = SearchResult(
+        seat=0, best_move=Play(1),
+        moves=(stats(1, 0.40, 0.46), stats(2, 0.39, 0.45), stats(3, 0.20, 0.30)),
+        iterations=300, worlds_sampled=300, elapsed_s=0.1,
+    )  # fmt: skip
+    assert [m.move for m in close_to_best(result)] == [Play(2)]
+    example = str(Path(__file__).resolve().parents[1] / "docs" / "position-example.json")
+    out = invoke(["best-move", example, "--iterations", "20000", "--seed", "1"])
+    assert_ok(out)
+    best_line = next(line for line in out.stdout.splitlines() if line.startswith("Best move: "))
+    assert "too close to call with" in best_line
+    assert "≈" in out.stdout

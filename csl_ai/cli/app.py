@@ -235,7 +235,7 @@ def best_move(
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))
         return
-    from csl_ai.cli.render import move_text, position_text, search_table
+    from csl_ai.cli.render import best_move_text, position_text, search_table
 
     console = _console()
     console.print(
@@ -248,7 +248,7 @@ def best_move(
             soft_wrap=True,
         )
     console.print(position_text(obs))
-    console.print("Best move: ", move_text(result.best_move), sep="")
+    console.print("Best move: ", best_move_text(result), sep="")
     console.print(search_table(result, top=top))
     if result.beliefs:
         console.print(

@@ -34,6 +34,7 @@ from csl_ai.cli.common import (
 )
 from csl_ai.cli.render import (
     GameView,
+    best_move_text,
     cards_text,
     groups_of,
     move_text,
@@ -176,6 +177,13 @@ class PlaySession:
         phase = game.phase
         obs = game.observation(seat)
         self._show_decision(seat, phase)
+        legal = game.legal_moves(seat) if phase is Phase.PLAY else []
+        if len(legal) == 1:
+            line = Text("  Only one legal card: ")
+            line.append_text(move_text(legal[0]))
+            self.console.print(line + Text(", played for you."))
+            game.apply(legal[0], seat)
+            return
         if self.auto_hint:
             self._show_hint(obs)
         prompt = self._prompt(seat, phase)
@@ -282,7 +290,7 @@ class PlaySession:
         result = self.hint(obs)
         best = result.moves[0]
         title = Text("AI suggests ")
-        title.append_text(move_text(result.best_move))
+        title.append_text(best_move_text(result))
         title.append(f"  (win {percent(best.win_probability)}, {result.iterations} iterations)")
         self.console.print(title)
         self.console.print(search_table(result, top=HINT_TOP))

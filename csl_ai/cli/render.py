@@ -216,8 +216,34 @@ def ci_text(stats: MoveStats) -> str:
     return percent(max(0.0, half)) if math.isfinite(half) else "-"
 
 
+def close_to_best(result: SearchResult) -> list[MoveStats]:
+    """The other candidates not clearly worse than the best move: their 95% interval on the
+    mean utility reaches the best one's (both bounded)."""
+    low = result.moves[0].ci95[0]
+    if not math.isfinite(low):
+        return []
+    return [m for m in result.moves[1:] if math.isfinite(m.ci95[1]) and m.ci95[1] >= low]
+
+
+def best_move_text(result: SearchResult) -> Text:
+    """The best move, and the moves too close to call with it (at most three named)."""
+    text = move_text(result.best_move)
+    close = close_to_best(result)
+    if close:
+        text.append(" — too close to call with ")
+        for i, stats in enumerate(close[:3]):
+            if i:
+                text.append(", ")
+            text.append_text(move_text(stats.move))
+        if len(close) > 3:
+            text.append(f" and {len(close) - 3} more")
+    return text
+
+
 def search_table(result: SearchResult, top: int | None = None, title: str | None = None) -> Table:
-    """Ranked candidate moves: visits, win probability ± 95% interval, expected points."""
+    """Ranked candidate moves: visits, win probability ± 95% interval, expected points;
+    ≈ marks a move too close to call with the best one (the intervals overlap)."""
+    close = {id(m) for m in close_to_best(result)}
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("move")
@@ -225,6 +251,7 @@ def search_table(result: SearchResult, top: int | None = None, title: str | None
     table.add_column("win", justify="right")
     table.add_column("± 95%", justify="right")
     table.add_column("points", justify="right")
+    table.add_column("")
     rows = result.moves if top is None else result.moves[:top]
     for rank, stats in enumerate(rows, start=1):
         table.add_row(
@@ -234,7 +261,11 @@ def search_table(result: SearchResult, top: int | None = None, title: str | None
             percent(stats.win_probability),
             ci_text(stats),
             f"{stats.expected_points:.1f}",
+            "≈" if id(stats) in close else "",
         )
+    if close:
+        table.caption = "≈ too close to call with the best move (95% intervals overlap)"
+        table.caption_justify = "left"
     return table
 
 
