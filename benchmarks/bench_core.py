@@ -11,12 +11,16 @@ Prints, for 4 players with the default rules:
   from given piles by the playout's own trick loop, each trick's sky card credited to its
   winner; no State copy, no end of round);
 - ns for the same round the old way (`_core.random_round_tricks`: a copy of the 470-byte
-  State, then the tricks, the crediting and the end-of-round tallies), so nothing is hidden.
+  State, then the tricks, the crediting and the end-of-round tallies), so nothing is hidden;
+- ms per whole game through `csl_ai.agents.play_game` between four `RandomAgent`s and
+  between four `HeuristicAgent`s: what tournaments, analysis and self-play of Python agents
+  pay per game (every decision builds an `Observation` with its `PublicView`).
 
 Every figure is the median of --repeats timed runs, timed in this process's CPU time
 (time.process_time), so that other jobs sharing the machine's cores do not count against
 it; the calibration line shows how fast this core runs at the moment. Targets (issue 2):
-at least 800,000 core games/s on one core, a round's tricks under 200 ns.
+at least 800,000 core games/s on one core, a round's tricks under 200 ns; (issue 13) a
+random game through play_game at most 2 ms, a heuristic game at most 10 ms.
 
     python benchmarks/bench_core.py [--repeats 7] [--seconds 0.3]
 """
@@ -30,12 +34,15 @@ import time
 from collections.abc import Callable
 
 from csl_ai import _core
+from csl_ai.agents import Agent, HeuristicAgent, RandomAgent, play_game
 from csl_ai.game import Game, new_core
 from csl_ai.rules import RulesConfig
 
 PLAYERS = 4
 CORE_GAMES_TARGET = 800_000.0
 ROUND_NS_TARGET = 200.0
+RANDOM_GAME_MS_TARGET = 2.0
+HEURISTIC_GAME_MS_TARGET = 10.0
 
 
 def _median_rate(run: Callable[[int], object], count: int, repeats: int) -> float:
@@ -85,6 +92,22 @@ def python_game(rules: RulesConfig, seed: int) -> None:
     game.result()
 
 
+def play_game_ms(
+    rules: RulesConfig, agent: Callable[[int], Agent], repeats: int, seconds: float, seed: int
+) -> float:
+    """Median ms per whole game through play_game between agents made by agent(seed)."""
+    seeds = iter(range(seed, seed + 10**9))
+
+    def run(n: int) -> object:
+        for _ in range(n):
+            game_seed = next(seeds)
+            play_game(rules, [agent(game_seed * 8 + s) for s in range(rules.players)], game_seed)
+        return None
+
+    count = max(1, int(seconds / _time_one(run)))
+    return 1e3 / _median_rate(run, count, repeats)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per figure (median)")
@@ -121,6 +144,8 @@ def main() -> None:
     tricks_rate = _median_rate(tricks_run, _size_for(tricks_run, args.seconds), args.repeats)
     py_count = max(1, int(args.seconds * 2 / _time_one(py_run)))
     py_rate = _median_rate(py_run, py_count, args.repeats)
+    random_ms = play_game_ms(rules, RandomAgent, args.repeats, args.seconds, seed)
+    heuristic_ms = play_game_ms(rules, HeuristicAgent, args.repeats, args.seconds, seed)
 
     print(f"{PLAYERS} players, default rules; medians of {args.repeats} runs of ~{args.seconds:g} s")
     print(f"calibration       {rng_ns:10.2f} ns per rng call")
@@ -128,6 +153,12 @@ def main() -> None:
           f"target >= {CORE_GAMES_TARGET:,.0f}: {'met' if core_rate >= CORE_GAMES_TARGET else 'NOT met'})")
     print(f"python full games {py_rate:12,.1f} games/s   ({1e3 / py_rate:7.2f} ms/game)")
     print(f"core / python     {core_rate / py_rate:12,.0f} x")
+    for label, ms, target in (
+        ("random   ", random_ms, RANDOM_GAME_MS_TARGET),
+        ("heuristic", heuristic_ms, HEURISTIC_GAME_MS_TARGET),
+    ):
+        print(f"play_game {label} {ms:8.2f} ms/game   (4 {label.strip()} agents; target <= {target:g}: "
+              f"{'met' if ms <= target else 'NOT met'})")
     tricks_ns = 1e9 / tricks_rate
     round_ns = 1e9 / round_rate
     print(f"round's tricks    {tricks_ns:10.1f} ns/round  (trick phase; target < {ROUND_NS_TARGET:g}: "

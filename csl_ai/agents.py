@@ -118,7 +118,7 @@ class RandomAgent:
             for size in obs.rules.spec.group_sizes:
                 piles.append(_mask(cards[start : start + size]))
                 start += size
-            return Allocate(tuple(piles))
+            return Allocate.trusted(tuple(piles))
         decided = (phase is Phase.ALLOCATE) or (
             phase is Phase.WEATHER and obs.current.declarations[obs.seat] is not None
         )

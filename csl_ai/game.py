@@ -1,13 +1,16 @@
 """The typed Python face of the core: Game, Trick, RoundLog, GameResult and Observation.
 
 A `Game` owns one C state (`csl_ai._core.CoreState`) and the public history that the
-C state does not keep (who played what in which trick). Simultaneous decisions — the
+C state does not keep (who played what in which trick). It also keeps, as it goes, each
+seat's public state (`PublicView`), so that an observation costs the same at any point
+of a game instead of replaying the whole history. Simultaneous decisions — the
 allocation and the good-weather bet — are taken one seat at a time in the core; an
 `Observation` hides every choice a seat could not have seen, so the order is invisible.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,7 +19,7 @@ from enum import Enum
 from csl_ai import _core
 from csl_ai.errors import IllegalMoveError, InvalidPositionError
 from csl_ai.moves import Allocate, Declare, Move, Play
-from csl_ai.notation import card_colour, card_str, cards_of, format_cards, format_piles
+from csl_ai.notation import MAX_RANK, N_RAIN, card_colour, card_str, format_cards, format_piles
 from csl_ai.rules import RulesConfig, SkyCard, StarOption
 
 COLOUR_NAMES = ("blue", "red", "green")
@@ -31,6 +34,25 @@ class Phase(str, Enum):
     WEATHER = "weather"
     PLAY = "play"
     OVER = "over"
+
+
+_PHASES: dict[str, Phase] = {phase.value: phase for phase in Phase}
+"""Phase by the core's phase name (a dict lookup is cheaper than calling the Enum)."""
+
+_PLAYS: tuple[Play, ...] = tuple(Play(card) for card in range(N_RAIN))
+"""One shared (immutable) Play per rain card, so listing legal plays builds no moves."""
+
+_DECLARES: tuple[Declare, Declare] = (Declare(False), Declare(True))
+
+
+def _play_moves(mask: int) -> list[Move]:
+    """The Play of each card of mask, ascending."""
+    moves: list[Move] = []
+    while mask:
+        low = mask & -mask
+        moves.append(_PLAYS[low.bit_length() - 1])
+        mask ^= low
+    return moves
 
 
 @dataclass(frozen=True)
@@ -165,9 +187,27 @@ class Game:
                 )
         self.core = new_core(self.rules, order)
         self.rounds: list[RoundLog] = []
+        self._round_plays: list[tuple[int, int, int]] = []
+        """(seat, card, group) of every card played this round, in order."""
         self.auto_deal = auto_deal
+        self._reset_public()
         if auto_deal:
             self.deal()
+
+    def _reset_public(self) -> None:
+        """Forget the public state kept for observations (rebuilt on demand)."""
+        spec = self.rules.spec
+        n = self.rules.players
+        zero = (0,) * len(spec.group_sizes)
+        self._rain_cards = spec.rain_cards
+        self._zero_rows = (zero,) * n
+        self._full_rows = tuple(
+            tuple(zero if s == seat else spec.group_sizes for s in range(n)) for seat in range(n)
+        )
+        """_full_rows[seat]: hidden counts from seat's view before any card is played."""
+        self._past: tuple[int, _core.CoreState, tuple[int, ...]] | None = None
+        self._trackers: dict[int, _SeatTracker] = {}
+        self._seen_rounds: dict[int, list[RoundLog]] = {}
 
     # --- state ------------------------------------------------------------------------
     @property
@@ -176,7 +216,7 @@ class Game:
 
     @property
     def phase(self) -> Phase:
-        return Phase(self.core.phase)
+        return _PHASES[self.core.phase]
 
     @property
     def is_over(self) -> bool:
@@ -210,13 +250,13 @@ class Game:
 
     def pending_seats(self) -> tuple[int, ...]:
         """Seats that still have to allocate (or declare) in a simultaneous phase."""
-        if self.phase is Phase.ALLOCATE:
-            done = self.core.allocated_mask
-        elif self.phase is Phase.WEATHER:
-            done = self.core.weather_done_mask
-        else:
-            return (self.to_move,) if self.phase is Phase.PLAY else ()
-        return tuple(s for s in range(self.players) if not (done >> s) & 1)
+        core = self.core
+        phase = core.phase
+        if phase == "allocate":
+            return _missing(self.rules.players, core.allocated_mask)
+        if phase == "weather":
+            return _missing(self.rules.players, core.weather_done_mask)
+        return (core.to_move,) if phase == "play" else ()
 
     def hand(self, seat: int) -> int:
         return self.core.hands[seat]
@@ -237,6 +277,7 @@ class Game:
             err = self.core.deal([int(h) for h in hands], int(set_aside))
             if err:
                 raise IllegalMoveError(f"bad deal: {_ERRORS.get(err, err)}")
+        self._round_plays = []
         self.rounds.append(
             RoundLog(
                 line=self.core.line,
@@ -255,9 +296,9 @@ class Game:
         if phase is Phase.ALLOCATE and seat in self.pending_seats():
             return [Allocate.trusted(p) for p in self.core.allocations(self.core.hands[seat])]
         if phase is Phase.WEATHER and seat in self.pending_seats():
-            return [Declare(False), Declare(True)]
+            return list(_DECLARES)
         if phase is Phase.PLAY and seat == self.to_move:
-            return [Play(c) for c in cards_of(self.core.legal_plays())]
+            return _play_moves(self.core.legal_plays())
         return []
 
     def is_legal(self, move: Move, seat: int | None = None) -> bool:
@@ -277,6 +318,8 @@ class Game:
                 raise IllegalMoveError(f"cannot play {move} now: the game is in the {phase.value} phase")
             if seat != self.to_move:
                 raise IllegalMoveError(f"it is seat {self.to_move}'s turn to play, not seat {seat}'s")
+            if (self.core.legal_plays() >> move.card) & 1:
+                return
             pile = self.core.piles[seat][self.core.group]
             if not (pile >> move.card) & 1:
                 raise IllegalMoveError(
@@ -292,16 +335,17 @@ class Game:
                 raise IllegalMoveError(f"seat {seat} has already allocated this round")
             sizes = self.rules.spec.group_sizes
             if len(move.piles) != len(sizes) or any(
-                bin(p).count("1") != n for p, n in zip(move.piles, sizes)
+                p.bit_count() != n for p, n in zip(move.piles, sizes)
             ):
                 raise IllegalMoveError(
                     f"piles must hold {', '.join(map(str, sizes))} cards, got {format_piles(move.piles)!r}"
                 )
-            union = 0
+            union = count = 0
             for p in move.piles:
                 union |= p
+                count += p.bit_count()
             hand = self.core.hands[seat]
-            if union != hand or sum(bin(p).count("1") for p in move.piles) != bin(hand).count("1"):
+            if union != hand or count != hand.bit_count():
                 raise IllegalMoveError(
                     f"piles {format_piles(move.piles)!r} are not a split of your hand ({format_cards(hand)})"
                 )
@@ -315,42 +359,58 @@ class Game:
 
     def apply(self, move: Move, seat: int | None = None) -> None:
         """Apply a move for seat (default: the seat to move); IllegalMoveError says why not."""
-        seat = self.to_move if seat is None else seat
-        self._check(move, seat)
-        log = self.rounds[-1]
-        if isinstance(move, Play):
-            self._apply_play(move.card, log)
-        elif isinstance(move, Allocate):
-            err = self.core.allocate(seat, move.piles)
-            if err:
-                raise IllegalMoveError(_ERRORS.get(err, str(err)))
-            log.allocations[seat] = tuple(move.piles)
+        core = self.core
+        seat = core.to_move if seat is None else seat
+        if (
+            isinstance(move, Play)
+            and core.phase == "play"
+            and seat == core.to_move
+            and (core.legal_plays() >> move.card) & 1
+        ):
+            self._apply_play(move.card, self.rounds[-1])
         else:
-            err = self.core.declare(seat, move.good_weather)
-            if err:
-                raise IllegalMoveError(_ERRORS.get(err, str(err)))
-            log.declarations[seat] = move.good_weather
-        if self.auto_deal and self.phase is Phase.DEAL:
+            self._check(move, seat)
+            log = self.rounds[-1]
+            if isinstance(move, Play):
+                self._apply_play(move.card, log)
+            elif isinstance(move, Allocate):
+                err = core.allocate(seat, move.piles)
+                if err:
+                    raise IllegalMoveError(_ERRORS.get(err, str(err)))
+                log.allocations[seat] = tuple(move.piles)
+            else:
+                err = core.declare(seat, move.good_weather)
+                if err:
+                    raise IllegalMoveError(_ERRORS.get(err, str(err)))
+                log.declarations[seat] = move.good_weather
+        if self.auto_deal and core.phase == "deal":
             self.deal()
 
     def _apply_play(self, card: int, log: RoundLog) -> None:
+        """Play card for the seat to move (already checked legal) and log it."""
         core = self.core
         seat = core.to_move
-        trick = self.current_trick
+        tricks = log.tricks
+        trick = tricks[-1] if tricks and tricks[-1].winner is None else None
         if trick is None:
-            trick = Trick(round=core.round, index=core.line_pos, group=core.group, leader=seat, plays=())
-            log.tricks.append(trick)
+            round_, index, group, leader, before = core.round, core.line_pos, core.group, seat, ()
+        else:
+            round_, index, group = trick.round, trick.index, trick.group
+            leader, before = trick.leader, trick.plays
         err = core.play(card)
         if err:
             raise IllegalMoveError(_ERRORS.get(err, str(err)))
-        plays = trick.plays + ((seat, card),)
-        if len(plays) == self.players:
-            log.tricks[-1] = Trick(
-                trick.round, trick.index, trick.group, trick.leader, plays,
-                winner=core.last_winner, sky=log.line[trick.index],
-            )
+        plays = (*before, (seat, card))
+        if len(plays) == self.rules.players:
+            sky = log.line[index]
+            done = Trick(round_, index, group, leader, plays, winner=core.last_winner, sky=sky)
         else:
-            log.tricks[-1] = Trick(trick.round, trick.index, trick.group, trick.leader, plays)
+            done = Trick(round_, index, group, leader, plays)
+        if trick is None:
+            tricks.append(done)
+        else:
+            tricks[-1] = done
+        self._round_plays.append((seat, card, group))
 
     # --- results ----------------------------------------------------------------------
     def scores(self) -> tuple[ScoreLine, ...]:
@@ -381,36 +441,210 @@ class Game:
                      list(r.declarations), list(r.tricks))
             for r in self.rounds
         ]
+        other._round_plays = list(self._round_plays)
         other.auto_deal = self.auto_deal
+        other._reset_public()
         return other
 
     # --- what a seat knows --------------------------------------------------------------
     def observation(self, seat: int) -> Observation:
-        """Exactly what seat knows now (RULES.md §5)."""
-        if not 0 <= seat < self.players:
-            raise InvalidPositionError(f"seat {seat!r} is not in this {self.players}-player game")
-        rounds: list[RoundLog] = []
-        for i, r in enumerate(self.rounds):
-            current = i == len(self.rounds) - 1 and not self.is_over
-            declarations_public = not current or self.phase is Phase.PLAY
-            rounds.append(
-                RoundLog(
-                    line=r.line,
-                    first_player=r.first_player,
-                    hands=[r.hands[s] if s == seat else None for s in range(self.players)],
-                    set_aside=None,
-                    allocations=[r.allocations[s] if s == seat else None for s in range(self.players)],
-                    declarations=[
-                        r.declarations[s] if declarations_public or s == seat else None
-                        for s in range(self.players)
-                    ],
-                    tricks=list(r.tricks),
-                )
-            )
-        pending = self.pending_seats() if self.phase in (Phase.ALLOCATE, Phase.WEATHER) else ()
-        return Observation(
-            rules=self.rules, seat=seat, rounds=tuple(rounds), over=self.is_over, pending=pending
-        )
+        """Exactly what seat knows now (RULES.md §5), with its PublicView ready.
+
+        Rounds before the current one are cached per seat (they no longer change), and the
+        view comes from the public state kept as the game goes, so an observation costs
+        the same early and late in a game.
+        """
+        n = self.rules.players
+        if not 0 <= seat < n:
+            raise InvalidPositionError(f"seat {seat!r} is not in this {n}-player game")
+        core = self.core
+        phase = _PHASES[core.phase]
+        over = phase is Phase.OVER
+        logs = self.rounds
+        past = len(logs) - 1
+        seen = self._seen_rounds.get(seat)
+        if seen is None:
+            seen = self._seen_rounds[seat] = []
+        while len(seen) < past:
+            seen.append(_seat_log(logs[len(seen)], seat, n, True))
+        rounds = seen[:past]
+        if logs:
+            rounds.append(_seat_log(logs[-1], seat, n, over or phase is Phase.PLAY))
+        if phase is Phase.ALLOCATE:
+            pending = _missing(n, core.allocated_mask)
+        elif phase is Phase.WEATHER:
+            pending = _missing(n, core.weather_done_mask)
+        else:
+            pending = ()
+        obs = Observation(self.rules, seat, tuple(rounds), over, pending)
+        if logs and phase is not Phase.DEAL:
+            object.__setattr__(obs, "_view", self._public_view(obs))
+        return obs
+
+    def _past_public(self) -> tuple[_core.CoreState, tuple[int, ...]]:
+        """The public C state after the rounds before the current one, and the unseen sky.
+
+        Shared by every seat: past rounds are replayed with every pile hidden, as
+        `_replay_public` does. The unseen sky cards follow the dealt lines in id order,
+        so the state is rebuilt (once per round) when a new line is dealt.
+        """
+        count = len(self.rounds)
+        if self._past is not None and self._past[0] == count:
+            return self._past[1], self._past[2]
+        n = self.players
+        dealt = [sky for r in self.rounds for sky in r.line]
+        dealt_set = set(dealt)
+        unseen_sky = tuple(s for s in range(len(self.sky_cards)) if s not in dealt_set)
+        core = new_core(self.rules, dealt + list(unseen_sky))
+        zeros = (0,) * len(self.rules.spec.group_sizes)
+        err = 0
+        for r in self.rounds[:-1]:
+            err |= core.set_hidden_round([0] * n)
+            for s in range(n):
+                err |= core.force_allocated(s, zeros)
+            for s in range(n):
+                err |= core.declare(s, bool(r.declarations[s]))
+            for trick in r.tricks:
+                for _s, card in trick.plays:
+                    err |= core.reveal_play(card)
+        if err:
+            raise AssertionError("the game's own history does not replay")
+        self._past = (count, core, unseen_sky)
+        return core, unseen_sky
+
+    def _public_view(self, obs: Observation) -> PublicView:
+        """obs's PublicView from the state kept as the game goes: what `_replay_public`
+        builds from obs, in time independent of the length of the history."""
+        seat = obs.seat
+        own = obs.rounds[-1]
+        if self.core.phase in ("play", "over"):
+            plays = self._round_plays
+            tracker = self._trackers.get(seat)
+            if tracker is None or tracker.plays is not plays:
+                past, unseen_sky = self._past_public()
+                core = _round_core(past, seat, own, obs.pending)
+                base = self._rain_cards & ~(own.hands[seat] or 0)
+                tracker = _SeatTracker(plays, core, self._full_rows[seat], base, unseen_sky)
+                self._trackers[seat] = tracker
+            if tracker.done < len(plays):
+                tracker.catch_up(seat)
+            core = tracker.core.copy()
+            hidden_counts, voids = tracker.rows()
+            unseen_sky = tracker.unseen_sky
+            unseen = tracker.unseen_base & ~core.played
+        else:
+            past, unseen_sky = self._past_public()
+            core = _round_core(past, seat, own, obs.pending)
+            hidden_counts = self._full_rows[seat]
+            voids = self._zero_rows
+            unseen = self._rain_cards & ~(own.hands[seat] or 0) & ~core.played
+        if obs.over:
+            hidden_counts, unseen = self._zero_rows, 0
+        return PublicView(core, hidden_counts, voids, unseen, unseen_sky)
+
+
+@functools.cache
+def _missing(n: int, mask: int) -> tuple[int, ...]:
+    """The seats 0..n-1 whose bit is not set in mask."""
+    return tuple(s for s in range(n) if not (mask >> s) & 1)
+
+
+def _seat_log(r: RoundLog, seat: int, n: int, declarations_public: bool) -> RoundLog:
+    """Round r as seat sees it: others' hands and piles hidden, and others' weather bets
+    while they are still secret."""
+    hidden: list[int | None] = [None] * n
+    hands = list(hidden)
+    hands[seat] = r.hands[seat]
+    allocations: list[tuple[int, ...] | None] = [None] * n
+    allocations[seat] = r.allocations[seat]
+    if declarations_public:
+        declarations = list(r.declarations)
+    else:
+        declarations = list(hidden)
+        declarations[seat] = r.declarations[seat]
+    return RoundLog(r.line, r.first_player, hands, None, allocations, declarations, list(r.tricks))
+
+
+def _round_core(
+    past: _core.CoreState, seat: int, r: RoundLog, pending: tuple[int, ...]
+) -> _core.CoreState:
+    """The current round's start from seat's view: the deal, the allocations and the weather
+    bets seat knows of, applied to a copy of past exactly as `_replay_public` applies them."""
+    n = len(r.hands)
+    core = past.copy()
+    hands = [0] * n
+    hands[seat] = r.hands[seat] or 0
+    err = core.set_hidden_round(hands)
+    allocation = r.allocations[seat]
+    if allocation is not None:
+        still_allocating = r.declarations[seat] is None and bool(pending) and seat not in pending
+        zeros = (0,) * len(allocation)
+        for s in range(n):
+            if s == seat:
+                err |= core.allocate(s, allocation)
+            elif not (still_allocating and s in pending):
+                err |= core.force_allocated(s, zeros)
+        if core.phase != "allocate":
+            if all(d is not None for d in r.declarations):
+                for s in range(n):
+                    err |= core.declare(s, bool(r.declarations[s]))
+            elif r.declarations[seat] is not None:
+                err |= core.declare(seat, bool(r.declarations[seat]))
+    if err:
+        raise AssertionError("the game's own history does not replay")
+    return core
+
+
+class _SeatTracker:
+    """One seat's public C state in the trick phase of a round, advanced play by play."""
+
+    __slots__ = ("plays", "core", "unseen_base", "unseen_sky", "done", "hidden", "voids", "_rows")
+
+    def __init__(
+        self,
+        plays: list[tuple[int, int, int]],
+        core: _core.CoreState,
+        hidden: tuple[tuple[int, ...], ...],
+        unseen_base: int,
+        unseen_sky: tuple[int, ...],
+    ) -> None:
+        self.plays = plays
+        """The game's (seat, card, group) list of the round followed."""
+        self.core = core
+        self.unseen_base = unseen_base
+        """Rain cards in use outside the seat's hand (PublicView.unseen before any play)."""
+        self.unseen_sky = unseen_sky
+        self.done = 0
+        """How many of plays are applied to core."""
+        self.hidden = [list(row) for row in hidden]
+        self.voids = [[0] * len(row) for row in hidden]
+        self._rows: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]] | None = None
+
+    def rows(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+        """(hidden counts, voids) as PublicView holds them."""
+        if self._rows is None:
+            self._rows = (tuple(map(tuple, self.hidden)), tuple(map(tuple, self.voids)))
+        return self._rows
+
+    def catch_up(self, seat: int) -> None:
+        """Apply the plays made since the last call, as `_replay_public` replays them."""
+        core = self.core
+        voids = self.voids
+        hidden = self.hidden
+        err = 0
+        for s, card, group in self.plays[self.done :]:
+            if s == seat:
+                err |= core.play(card)
+                continue
+            led = core.led_colour
+            err |= core.reveal_play(card)
+            if led >= 0 and card // MAX_RANK != led:
+                voids[s][group] |= 1 << led
+            hidden[s][group] -= 1
+        if err:
+            raise AssertionError("the game's own history does not replay")
+        self.done = len(self.plays)
+        self._rows = None
 
 
 @dataclass(frozen=True)
@@ -436,8 +670,9 @@ class PublicView:
 class Observation:
     """What one seat knows: the rules, the public history, and its own hand and piles.
 
-    Built by `Game.observation` or parsed from a position file. `public_view()` replays
-    it into a C state and checks on the way that the history is one the rules allow.
+    Built by `Game.observation`, which hands it its PublicView ready made from the state
+    the game keeps, or parsed from a position file, whose `public_view()` replays the
+    history into a C state and checks on the way that it is one the rules allow.
     """
 
     rules: RulesConfig
@@ -477,7 +712,7 @@ class Observation:
     @property
     def phase(self) -> Phase:
         view = self.public_view().core
-        return Phase(view.phase)
+        return _PHASES[view.phase]
 
     @property
     def to_move(self) -> int:
@@ -495,15 +730,15 @@ class Observation:
     def legal_moves(self) -> list[Move]:
         """This seat's legal moves now (empty when it is not this seat's decision)."""
         core = self.public_view().core
-        phase = Phase(core.phase)
+        phase = _PHASES[core.phase]
         if phase in (Phase.ALLOCATE, Phase.WEATHER) and self._has_chosen(core):
             return []
         if phase is Phase.ALLOCATE:
             return [Allocate.trusted(p) for p in core.allocations(self.hand)]
         if phase is Phase.WEATHER:
-            return [Declare(False), Declare(True)]
+            return list(_DECLARES)
         if phase is Phase.PLAY and core.to_move == self.seat:
-            return [Play(c) for c in cards_of(core.legal_plays())]
+            return _play_moves(core.legal_plays())
         return []
 
 
