@@ -24,7 +24,7 @@ from csl_ai.errors import CslError
 from csl_ai.game import Observation, Phase, PublicView
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import BLUE, MAX_RANK
-from csl_ai.rules import Kind, Side, StarOption
+from csl_ai.rules import Kind, Side, SkyCard, StarOption
 
 
 def no_decision(agent: str, obs: Observation) -> CslError:
@@ -165,6 +165,13 @@ class _Table:
     sides: tuple[int, int, int, int]
     star_twice: bool
     values: dict[int, float] = field(default_factory=dict)
+    deck: tuple[SkyCard, ...] = ()
+    """The game's sky cards by id (``obs.rules.game_deck.cards``, fetched once)."""
+    relative_now: float | None = None
+    """`HeuristicAgent._relative` of the current elements, once computed."""
+    kind_rows: list[tuple[int, ...]] | None = None
+    """The core's score rows of the current elements as `HeuristicAgent._kind_points`
+    reads them, once computed."""
 
 
 class HeuristicAgent:
@@ -231,11 +238,15 @@ class HeuristicAgent:
             if declared[s] is not True:
                 for k in range(4):
                     elems[s][k] += round_elems[s][k]
-        rest = list(current.line[claimed_positions:]) + list(view.unseen_sky)
-        unclaimed_stars = sum(1 for sky in rest if deck[sky].kind is Kind.STAR)
+        rest = (*current.line[claimed_positions:], *view.unseen_sky)
+        unclaimed_stars = 0
         unclaimed = [0, 0, 0, 0]
         for sky in rest:
-            unclaimed[deck[sky].kind] += deck[sky].count
+            card = deck[sky]
+            kind = card.kind
+            unclaimed[kind] += card.count
+            if kind is Kind.STAR:
+                unclaimed_stars += 1
         sides = tuple(0 if side is Side.A else 1 for side in obs.rules.sides)
         return _Table(
             obs=obs,
@@ -248,6 +259,7 @@ class HeuristicAgent:
             future=max(0, len(rest) - 1) / len(deck),
             sides=(sides[0], sides[1], sides[2], sides[3]),
             star_twice=obs.rules.star_option is StarOption.TWICE,
+            deck=deck,
         )
 
     def _relative(self, table: _Table, elems: list[list[int]]) -> float:
@@ -273,14 +285,16 @@ class HeuristicAgent:
         if cached is not None:
             return cached
         p = self.params
-        card = table.obs.rules.game_deck.cards[sky]
+        card = table.deck[sky] if table.deck else table.obs.rules.game_deck.cards[sky]
         seat = table.obs.seat
         if card.kind is Kind.STAR:
             value = self._star_value(table)
         elif card.kind is Kind.CANDY:
             after = [list(e) for e in table.elems]
             after[seat][card.kind] += card.count
-            value = self._relative(table, after) - self._relative(table, table.elems)
+            if table.relative_now is None:
+                table.relative_now = self._relative(table, table.elems)
+            value = self._relative(table, after) - table.relative_now
             value = max(value, 0.0) + p.candy_bonus + p.candy_future * table.future
         else:
             tab = _kind_table(card.kind, table.sides[card.kind])
@@ -328,11 +342,14 @@ class HeuristicAgent:
         return value
 
     def _kind_points(self, table: _Table, seat: int) -> int:
-        n = table.obs.players
-        rows, _, _ = _core.score_tallies(
-            n, table.sides, 0, [tuple(e) for e in table.elems], [0] * n, [0] * n, [0] * n
-        )
-        return sum(rows[seat][:3])
+        """Seat's candy, spider and leopard points at the current elements."""
+        if table.kind_rows is None:
+            n = table.obs.players
+            rows, _, _ = _core.score_tallies(
+                n, table.sides, 0, [tuple(e) for e in table.elems], [0] * n, [0] * n, [0] * n
+            )
+            table.kind_rows = rows
+        return sum(table.kind_rows[seat][:3])
 
     def _won_value(self, table: _Table, sky: int) -> float:
         """Worth of winning sky now, counting this seat's good-weather bet."""
@@ -402,27 +419,76 @@ class HeuristicAgent:
 
     def _split_values(self, table: _Table) -> tuple[np.ndarray, np.ndarray]:
         """(worth of normal play, worth of the good-weather plan) of every split of the hand,
-        in `_split_table` order. Scores are sums over piles, so each possible pile is scored
-        once per group and the splits are compared with numpy."""
+        in `_split_table` order. Scores are sums over piles: the card-only parts of each
+        possible pile come from `_pile_parts` once per pile size, the group's worth from
+        `_pile_worths`, and the splits are summed with numpy in `_pile_scores`' order."""
         win = self._card_powers(table)
         sizes = table.obs.rules.spec.group_sizes
         hand = _cards(table.obs.hand)
         values = self._group_values(table)
-        splits, combos = _split_table(sizes)
-        worth = np.zeros(len(splits))
-        risk = np.zeros(len(splits))
-        tricks = np.zeros(len(splits))
-        for g, size in enumerate(sizes):
-            scores = np.array(
-                [
-                    self._pile_scores(values[g], [hand[i] for i in combo], win)
-                    for combo in combos[size]
-                ]
+        splits, _ = _split_table(sizes)
+        parts = {size: self._pile_parts(hand, size, win) for size in set(sizes)}
+        keys = [(size, len(values[g])) for g, size in enumerate(sizes)]
+        worths = {
+            key: self._pile_worths(
+                [values[g] for g in range(len(sizes)) if keys[g] == key], parts[key[0]][0]
             )
-            worth += scores[splits[:, g], 0]
-            risk += scores[splits[:, g], 1]
-            tricks += scores[splits[:, g], 2]
-        return worth, self._weather_worth(risk, tricks)
+            for key in dict.fromkeys(keys)
+        }
+        seen = dict.fromkeys(worths, 0)
+        totals = None
+        for g, key in enumerate(keys):
+            _, risk, tricks = parts[key[0]]
+            worth = worths[key][seen[key]]
+            seen[key] += 1
+            chosen = np.stack((worth, risk, tricks))[:, splits[:, g]]
+            totals = chosen if totals is None else totals + chosen
+        if totals is None:
+            totals = np.zeros((3, len(splits)))
+        return totals[0], self._weather_worth(totals[1], totals[2])
+
+    def _pile_parts(
+        self, hand: Sequence[int], size: int, win: Mapping[int, float]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(expected tricks, -log chance of winning none, expected tricks while trying to
+        lose) of every pile of `size` hand positions (`_split_table`'s combos): the parts
+        of `_pile_scores` that do not depend on the group, by the same float operations in
+        the same order, so the values are identical."""
+        p = self.params
+        combos = _combo_array(len(hand), size)
+        one_colour, blues_lacking = _colour_parts(tuple(_colour(c) for c in hand), size)
+        powers = np.array([win[c] for c in hand])[combos]
+        expected = powers[:, 0].copy()
+        for j in range(1, size):
+            expected += powers[:, j]
+        expected += p.trump_synergy * blues_lacking
+        plain = [min(0.99, win[c]) for c in hand]
+        single = [min(0.99, win[c] * p.one_colour_danger) for c in hand]
+        dangers = np.array((plain, single))[one_colour[:, None], combos]
+        logs = np.array(([math.log(1 - d) for d in plain], [math.log(1 - d) for d in single]))[
+            one_colour[:, None], combos
+        ]
+        risk = logs[:, 0].copy()
+        tricks = dangers[:, 0].copy()
+        for j in range(1, size):
+            risk += logs[:, j]
+            tricks += dangers[:, j]
+        return expected, -risk, tricks
+
+    def _pile_worths(self, groups: Sequence[Sequence[float]], expected: np.ndarray) -> np.ndarray:
+        """Expected worth of each group's sky cards (``groups[g]``, best first, all of one
+        length) won by piles that expect `expected` tricks: `_pile_scores`' worth,
+        vectorised over groups and piles (row g for ``groups[g]``)."""
+        p = self.params
+        length = len(groups[0])
+        capped = np.minimum(expected, float(length))
+        ducked = np.array([[v if v > 0 else p.duck_share * v for v in vs] for vs in groups])
+        top = np.zeros((len(groups), len(expected)))
+        for i in range(length):
+            top += ducked[:, i : i + 1] * np.minimum(1.0, np.maximum(0.0, capped - i))
+        sums = np.array([[sum(row)] for row in ducked.tolist()])
+        mean = capped * sums / length
+        return p.top_k_share * top + (1 - p.top_k_share) * mean
 
     def _allocate(self, table: _Table) -> tuple[tuple[int, ...], bool]:
         """The best split of the hand, and whether it is the good-weather plan."""
@@ -446,7 +512,7 @@ class HeuristicAgent:
         best = np.maximum(worth, weather).tolist()
         splits, masks = _pile_masks(obs)
         columns = [masks[g][splits[:, g]].tolist() for g in range(len(masks))]
-        return {tuple(piles): v for *piles, v in zip(*columns, best, strict=True)}
+        return dict(zip(zip(*columns, strict=True), best, strict=True))
 
     def _weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
         """Worth of declaring: +7 if no trick is won, -2 per sky card won otherwise."""
@@ -539,6 +605,24 @@ def _expected_points(tab: tuple[int, ...], have: int, left: int, q: float) -> fl
 
 
 @cache
+def _combo_array(n: int, k: int) -> np.ndarray:
+    """The k-subsets of positions 0..n-1 as rows, in `_split_table`'s combos order."""
+    return np.array(list(itertools.combinations(range(n), k)), dtype=np.intp).reshape(-1, k)
+
+
+@cache
+def _colour_parts(colours: tuple[int, ...], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every pile of `size` positions of a hand of these card colours (`_combo_array`
+    order): whether it is of one colour (0 or 1, an index), and its blues if it lacks a
+    red or a green (it can trump), else 0."""
+    picked = np.array(colours, dtype=np.intp)[_combo_array(len(colours), size)]
+    one_colour = (picked == picked[:, :1]).all(axis=1).astype(np.intp)
+    lacks_side = ~((picked == 1).any(axis=1) & (picked == 2).any(axis=1))
+    blues = (picked == BLUE).sum(axis=1)
+    return one_colour, np.where(lacks_side, blues, 0)
+
+
+@cache
 def _split_table(sizes: tuple[int, ...]) -> tuple[np.ndarray, dict[int, list[tuple[int, ...]]]]:
     """Every split of hand positions 0..n-1 into piles of these sizes.
 
@@ -567,18 +651,20 @@ def _pile_masks(obs: Observation) -> tuple[np.ndarray, list[np.ndarray]]:
     card mask of the j-th pile of group g's size."""
     sizes = obs.rules.spec.group_sizes
     hand = _cards(obs.hand)
-    splits, combos = _split_table(sizes)
-    masks = [
-        np.array([_mask([hand[i] for i in combo]) for combo in combos[size]], dtype=np.int64)
-        for size in sizes
-    ]
+    splits, _ = _split_table(sizes)
+    bits = np.array([1 << c for c in hand], dtype=np.int64)
+    masks = [bits[_combo_array(len(hand), size)].sum(axis=1) for size in sizes]
     return splits, masks
 
 
 def _split_piles(obs: Observation, k: int) -> tuple[int, ...]:
     """The piles of split k (in `_split_table` order) of obs's hand."""
-    splits, masks = _pile_masks(obs)
-    return tuple(int(masks[g][splits[k, g]]) for g in range(len(masks)))
+    sizes = obs.rules.spec.group_sizes
+    hand = _cards(obs.hand)
+    splits, combos = _split_table(sizes)
+    return tuple(
+        _mask([hand[i] for i in combos[size][int(splits[k, g])]]) for g, size in enumerate(sizes)
+    )
 
 
 def _trick_best(plays: Sequence[int]) -> int | None:
