@@ -323,11 +323,12 @@ class Game:
             pile = self.core.piles[seat][self.core.group]
             if not (pile >> move.card) & 1:
                 raise IllegalMoveError(
-                    f"{move} is not in your pile for group {self.core.group + 1} ({format_cards(pile)})"
+                    f"{move} is not in seat {seat}'s pile for group {self.core.group + 1} "
+                    f"({format_cards(pile)})"
                 )
             if not (self.core.legal_plays() >> move.card) & 1:
                 led = COLOUR_NAMES[self.core.led_colour]
-                raise IllegalMoveError(f"{move} does not follow: you must follow {led}")
+                raise IllegalMoveError(f"{move} does not follow: seat {seat} must follow {led}")
         elif isinstance(move, Allocate):
             if phase is not Phase.ALLOCATE:
                 raise IllegalMoveError(f"cannot allocate now: the game is in the {phase.value} phase")

@@ -5,7 +5,7 @@ sky line, the deal, each seat's allocation and declaration and every trick, then
 final scores and winners (docs/records.md). ``replay_record`` rebuilds the game from the
 record through the rules engine and raises ``InvalidRecordError`` naming the first step
 the rules reject, or the first recorded figure the replay disagrees with, by its JSON
-path: ``rounds[1].tricks[4].plays[2]: R5 does not follow: you must follow green``.
+path: ``rounds[1].tricks[4].plays[2]: R5 does not follow: seat 2 must follow green``.
 
 A record without ``result`` is an unfinished game; it replays to where it stops.
 """

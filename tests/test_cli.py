@@ -101,7 +101,7 @@ class Scripted:
             card = off_colour_card(game, seat)
             if card is not None:
                 self.broke_follow = True
-                self.errors.append("you must follow")
+                self.errors.append("must follow")
                 return self._type(card_str(card))
         return self._type(str(game.legal_moves(seat)[0]))
 
@@ -143,7 +143,7 @@ def test_csl_play_whole_game_through_stdin(tmp_path: Path) -> None:
     result = invoke([*PLAY_ARGS, "--record", str(record_path)], "\n".join(script.lines) + "\n")
     assert_ok(result)
     assert "Not accepted: bad allocation" in result.stdout
-    assert "you must follow" in result.stdout
+    assert "must follow" in result.stdout
     assert "Final scores" in result.stdout
     assert f"Saved the game to {record_path}" in result.stdout
     game = replay_record(load_record(record_path))

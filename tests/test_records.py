@@ -369,7 +369,7 @@ CORRUPTIONS: list[tuple[str, Mutation, str]] = [
     (
         "changed card",
         _changed_card,
-        r"rounds\[1\]\.tricks\[2\]\.plays\[1\]: \w+ is not in your pile",
+        r"rounds\[1\]\.tricks\[2\]\.plays\[1\]: \w+ is not in seat \d's pile",
     ),
     (
         "wrong winner",
@@ -563,7 +563,7 @@ def test_illegal_follow_is_named(game4: Game) -> None:
     rejects(
         record,
         rf"rounds\[{r}\]\.tricks\[{t}\]\.plays\[{p}\]: {card_str(card)} does not follow: "
-        rf"you must follow {COLOUR_NAMES[led]}$",
+        rf"seat \d must follow {COLOUR_NAMES[led]}$",
     )
 
 

@@ -61,7 +61,7 @@ app = typer.Typer(
     help="Candy Spiders Leopards: play against the AI, ask it for the best move, "
     "replay and analyse games.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
