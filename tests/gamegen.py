@@ -9,7 +9,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from csl_ai.game import Game
+from csl_ai.agents import Agent
+from csl_ai.game import Game, Observation
+from csl_ai.moves import Move
 from csl_ai.rules import RulesConfig, Side, StarOption
 
 PLAYERS = (2, 3, 4, 5)
@@ -102,3 +104,18 @@ def chi_square_p(stat: float, dof: int) -> float:
         if abs(delta - 1) < 1e-15:
             break
     return math.exp(-x + a * math.log(x) - gln) * h
+
+
+class Checked:
+    """Wraps an agent: asserts every move is among obs.legal_moves(), records the moves."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.moves: list[Move] = []
+
+    def act(self, obs: Observation) -> Move:
+        move = self.agent.act(obs)
+        assert move in obs.legal_moves(), f"{self.name} chose {move} not among the legal moves"
+        self.moves.append(move)
+        return move

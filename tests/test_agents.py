@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 import pytest
+from gamegen import Checked
 
 from csl_ai.agents import (
     AGENT_KINDS,
@@ -30,21 +31,6 @@ from csl_ai.rules import PLAYER_SPECS, RulesConfig
 
 PLAYER_COUNTS = tuple(sorted(PLAYER_SPECS))
 ALWAYS_DECLARE = dataclasses.replace(HeuristicParams(), weather_margin=-1e9)
-
-
-class Checked:
-    """Wraps an agent: asserts every move is among obs.legal_moves(), records the moves."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = agent.name
-        self.moves: list[Move] = []
-
-    def act(self, obs: Observation) -> Move:
-        move = self.agent.act(obs)
-        assert move in obs.legal_moves(), f"{self.name} chose {move} not among the legal moves"
-        self.moves.append(move)
-        return move
 
 
 def game_moves(rules: RulesConfig, agents: Sequence[Agent], seed: int) -> list[tuple[int, Move]]:

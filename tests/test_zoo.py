@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import pytest
-from gamegen import random_rules
+from gamegen import Checked, random_rules
 
 from csl_ai.agents import (
     Agent,
@@ -19,7 +19,6 @@ from csl_ai.agents import (
     make_agent,
     play_game,
 )
-from csl_ai.game import Observation
 from csl_ai.moves import Move
 from csl_ai.notation import BLUE, card_colour
 from csl_ai.rules import PLAYER_SPECS, Kind, RulesConfig, Side, StarOption
@@ -29,21 +28,6 @@ PLAYER_COUNTS = tuple(sorted(PLAYER_SPECS))
 STYLE_DEALS = {4: 60, 5: 40}
 """Seeded deals per player count on which each style is compared with the heuristic."""
 STYLE_SEED_BASE = 31_000
-
-
-class Checked:
-    """Wraps an agent: asserts every move is among obs.legal_moves(), records the moves."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.name = agent.name
-        self.moves: list[Move] = []
-
-    def act(self, obs: Observation) -> Move:
-        move = self.agent.act(obs)
-        assert move in obs.legal_moves(), f"{self.name} chose {move} not among the legal moves"
-        self.moves.append(move)
-        return move
 
 
 def test_zoo_specs_are_the_fixed_names() -> None:

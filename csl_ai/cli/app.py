@@ -55,6 +55,16 @@ A move object is {"type": "play", "card": "B7"},
 or {"type": "weather", "good_weather": true}.
 """
 
+Threads = Annotated[
+    int,
+    typer.Option(
+        "--threads",
+        help="Search threads (with --seed the answer repeats for the same thread count; "
+        "another count may differ on close calls).",
+    ),
+]
+"""The --threads option of every command that searches."""
+
 app = typer.Typer(
     name="csl",
     cls=CslGroup,
@@ -198,14 +208,7 @@ def best_move(
     time_ms: Annotated[
         float | None, typer.Option("--time-ms", help="Search time in ms (at most a day).")
     ] = None,
-    threads: Annotated[
-        int,
-        typer.Option(
-            "--threads",
-            help="Search threads (with --seed the answer repeats for the same thread count; "
-            "another count may differ on close calls).",
-        ),
-    ] = 1,
+    threads: Threads = 1,
     seed: Annotated[int | None, typer.Option("--seed", help="Search seed (reproducible).")] = None,
     top: Annotated[int, typer.Option("--top", help="Candidates to list (table only).")] = 10,
     as_json: Annotated[
@@ -281,14 +284,7 @@ def analyze(
     iterations: Annotated[
         int, typer.Option("--iterations", "-i", help="Search iterations per decision.")
     ] = 5000,
-    threads: Annotated[
-        int,
-        typer.Option(
-            "--threads",
-            help="Search threads (with --seed the answer repeats for the same thread count; "
-            "another count may differ on close calls).",
-        ),
-    ] = 1,
+    threads: Threads = 1,
     seed: Annotated[int, typer.Option("--seed", help="Search seed.")] = 0,
     threshold: Annotated[
         float, typer.Option("--threshold", help="Win probability loss that counts as a blunder.")
@@ -325,14 +321,7 @@ def bench(
         bool, typer.Option("--full", help="Longer measurements, steadier medians.")
     ] = False,
     no_search: Annotated[bool, typer.Option("--no-search", help="Core figures only.")] = False,
-    threads: Annotated[
-        int,
-        typer.Option(
-            "--threads",
-            help="Search threads (with --seed the answer repeats for the same thread count; "
-            "another count may differ on close calls).",
-        ),
-    ] = 1,
+    threads: Threads = 1,
     repeats: Annotated[
         int | None, typer.Option("--repeats", help="Runs per figure (default 3, --full 5).")
     ] = None,
