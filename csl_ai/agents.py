@@ -66,6 +66,14 @@ LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 5
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""
 
+
+def level_limit(level: str, seed: int | None = None, threads: int = 1) -> SearchLimit:
+    """The search budget of a named level: the one notion of strength that the AI seats,
+    the hint, `csl analyze` and `csl best-move` share (settings: `SearchConfig()`)."""
+    if level not in LEVELS:
+        raise AgentSpecError(f"unknown level {level!r} (expected {', '.join(LEVELS)})")
+    return SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
+
 DEFAULT_PIMC_ITERATIONS: Final = 10_000
 """Determinized playouts per decision of a bare ``"pimc"`` spec."""
 
@@ -194,9 +202,7 @@ class IsmctsAgent:
     @classmethod
     def at_level(cls, level: str, seed: int | None = None, threads: int = 1) -> IsmctsAgent:
         """The agent of a named level (`LEVELS`)."""
-        if level not in LEVELS:
-            raise AgentSpecError(f"unknown level {level!r} (expected {', '.join(LEVELS)})")
-        limit = SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
+        limit = level_limit(level, seed, threads)
         name = f"ismcts:{level}" + (f",threads={threads}" if threads != 1 else "")
         return cls(limit, name=name)
 
@@ -367,6 +373,7 @@ __all__: Sequence[str] = (
     "DEFAULT_PARAMS",
     "DEFAULT_PIMC_ITERATIONS",
     "LEVELS",
+    "level_limit",
     "PIMC_CONFIG",
     "ZOO_SPECS",
     "Agent",

@@ -16,6 +16,8 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any, Final, cast
 
 from csl_ai.errors import (
@@ -176,6 +178,39 @@ def save_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> None
     _parse(record)
     text = record_to_json(record)
     write_file_atomic(path, text, f"record file {path_label(path)}", RecordWriteError)
+
+
+RECORDS_DIR_ENV: Final = "CSL_RECORDS_DIR"
+"""Environment variable naming the folder where games are saved (overrides the default)."""
+
+
+def records_folder() -> Path:
+    """Where `csl play` and `csl serve` save their records: ``$CSL_RECORDS_DIR`` if set,
+    else ``$XDG_DATA_HOME/csl/records`` (``~/.local/share/csl/records``). Not created here."""
+    given = os.environ.get(RECORDS_DIR_ENV)
+    if given:
+        return Path(given).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "csl" / "records"
+
+
+def new_record_path(folder: Path | None = None, now: datetime | None = None) -> Path:
+    """A path for a new record in folder (default `records_folder`, created if missing),
+    named by the time: ``csl-game-20250101-120000.json``, ``-2``, ``-3``... if taken."""
+    folder = records_folder() if folder is None else folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RecordWriteError(
+            f"cannot create the records folder {path_label(folder)}: {e.strerror or e}"
+        ) from None
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"csl-game-{stamp}.json"
+    n = 1
+    while os.path.lexists(path):
+        n += 1
+        path = folder / f"csl-game-{stamp}-{n}.json"
+    return path
 
 
 # --- reading ----------------------------------------------------------------------------

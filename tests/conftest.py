@@ -26,3 +26,11 @@ PLAYER_COUNTS: tuple[int, ...] = tuple(sorted(PLAYER_SPECS))
 def rules(request: pytest.FixtureRequest) -> RulesConfig:
     """Default rules (all A sides, default deck) for each player count in turn."""
     return RulesConfig(players=request.param)
+
+
+@pytest.fixture(autouse=True)
+def _records_in_a_temporary_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games that tests save without a path land in a temporary folder, never the user's."""
+    monkeypatch.setenv("CSL_RECORDS_DIR", str(tmp_path_factory.mktemp("records")))
