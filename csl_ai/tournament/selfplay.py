@@ -1,20 +1,30 @@
 """Training rows from self-play: one row per decision, for later learning.
 
 A row holds what the deciding seat knew (a fixed-length numeric feature vector, below),
-what the search thought of its moves (the visit count of every move it tried, from the
-agent's ``last_result``, a `csl_ai.search.SearchResult`; an agent without a search gives
-its chosen move one visit), and how the game ended for that seat::
+every legal move as a small integer code, what the search thought of the moves it tried
+(visits, win probability and expected points, from the agent's ``last_result``, a
+`csl_ai.search.SearchResult`; an agent without a search gives its chosen move one visit),
+and how the game ended for that seat. docs/training-rows.md documents every field, the
+codes and an example; `csl_ai.tournament.rows` reads a file of rows into numpy arrays::
 
-    {"job": 17, "step": 42, "seat": 2, "round": 1, "phase": "play",
-     "features": [...], "legal_moves": 5, "search": true,
-     "moves": [{"type": "play", "card": "B7"}, ...], "visits": [812, 140, ...],
+    {"job": 17, "step": 42, "schema": "csl-training-rows", "version": 1,
+     "seat": 2, "players": 4, "round": 1, "phase": "play", "features": [...],
+     "legal_moves": 3, "legal": [6, 18, 30], "action": 6, "search": true,
+     "moves": [{"type": "play", "card": "B7"}, ...], "codes": [6, 30],
+     "visits": [812, 140], "win_probability": [0.61, 0.4], "expected_points": [31.2, 27.9],
      "chosen": {"type": "play", "card": "B7"},
      "outcome": {"win_share": 0.5, "points": 31, "rank": 1}}
 
-``step`` numbers the decisions of one game in the order they were taken. A card play
-with more than one legal card also holds ``card_features``: ``{"cards": [...], "features":
-[[...], ...]}``, each legal card's features for the learned card policy
-(`csl_ai.policy.CARD_FEATURES`), from which `csl train` fits it.
+Move codes (`move_code`): a card play is the card's index, a weather bet 0 (no good
+weather) or 1 (good weather), an allocation the base-3 number whose digit i is the pile of
+the i-th lowest card of the hand (allocation rows also hold that ``hand``). ``legal``
+lists the codes of every legal move: cards ascending, weather ``[0, 1]``, allocations in
+the core's enumeration order (``CoreState.allocations``). ``step`` numbers the decisions
+of one game in the order they were taken; every row starts with ``{"job":…,"step":…,``
+(the harness reads that key without parsing the row). A card play with more than one
+legal card also holds ``card_features``: ``{"cards": [...], "features": [[...], ...]}``,
+each legal card's features for the learned card policy (`csl_ai.policy.CARD_FEATURES`),
+from which `csl train` fits it.
 
 The feature vector (`FEATURE_LAYOUT` gives each block's name and length, `FEATURE_NAMES`
 every entry's name). Cards are 36 slots, index = colour*12 + rank-1 (blue, red, green);
@@ -42,14 +52,15 @@ beyond the player count are 0. Counts are raw; nothing is rescaled except ``prog
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from csl_ai.agents import Agent
+from csl_ai.errors import NotationError
 from csl_ai.game import SCORE_COLUMNS, Observation, Phase
-from csl_ai.moves import Move, move_to_json
+from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
+from csl_ai.notation import cards_of
 from csl_ai.policy import card_features
 from csl_ai.search import SearchConfig, policy_settings
 from csl_ai.rules import Kind
@@ -57,6 +68,9 @@ from csl_ai.rules import Kind
 if TYPE_CHECKING:
     from csl_ai.tournament.runner import GameOutcome
 
+SCHEMA: Final = "csl-training-rows"
+SCHEMA_VERSION: Final = 1
+"""Version of the row layout (docs/training-rows.md); a change to any field raises it."""
 CARDS: Final = 36
 MAX_SEATS: Final = 5
 MAX_GROUPS: Final = 3
@@ -195,18 +209,62 @@ def observation_features(obs: Observation) -> list[float]:
     return out
 
 
-def legal_move_count(obs: Observation) -> int:
-    """How many legal moves the seat has, without building them (an allocation has up to 1680)."""
+def split_code(piles: Sequence[int], hand: Sequence[int]) -> int:
+    """The code of an allocation: sum of pile(card) * 3**i over the hand's cards, hand
+    ascending, i the card's place in it (so digit i in base 3 is the pile of card i)."""
+    place = {card: i for i, card in enumerate(hand)}
+    code = 0
+    for group, pile in enumerate(piles):
+        for card in cards_of(pile):
+            code += group * 3 ** place[card]
+    return code
+
+
+def split_codes(splits: Sequence[Sequence[int]], hand: Sequence[int]) -> list[int]:
+    """`split_code` of many allocations of one hand, in their order (each pile's part cached,
+    since a hand's 1680 splits share 84 piles)."""
+    place = {card: i for i, card in enumerate(hand)}
+    part: dict[int, int] = {}
+
+    def weight(pile: int) -> int:
+        value = part.get(pile)
+        if value is None:
+            value = part[pile] = sum(3 ** place[card] for card in cards_of(pile))
+        return value
+
+    return [sum(group * weight(pile) for group, pile in enumerate(piles)) for piles in splits]
+
+
+def move_code(move: Move, hand: Sequence[int] = ()) -> int:
+    """A move's code in training rows: a card's index, a weather bet 0/1, an allocation's
+    `split_code` over hand (its cards ascending)."""
+    if isinstance(move, Play):
+        return move.card
+    if isinstance(move, Declare):
+        return int(move.good_weather)
+    if isinstance(move, Allocate):
+        return split_code(move.piles, hand)
+    raise NotationError(f"not a move: {move!r}")
+
+
+def legal_codes(obs: Observation) -> tuple[list[int], list[int]]:
+    """(codes of every legal move of the seat, the hand the allocation codes refer to).
+
+    Cards ascending, weather [0, 1], allocations in the core's enumeration order; the hand
+    is empty outside the allocation phase."""
+    core = obs.public_view().core
     phase = obs.phase
     if phase is Phase.ALLOCATE:
-        sizes = obs.rules.spec.group_sizes
-        count = math.factorial(sum(sizes))
-        for size in sizes:
-            count //= math.factorial(size)
-        return count
+        hand = cards_of(obs.hand)
+        return split_codes(core.allocations(obs.hand), hand), hand
     if phase is Phase.WEATHER:
-        return 2
-    return int(obs.public_view().core.legal_plays()).bit_count() if obs.to_move == obs.seat else 0
+        return [0, 1], []
+    return (cards_of(int(core.legal_plays())) if obs.to_move == obs.seat else []), []
+
+
+def _estimate(value: float, visits: int, digits: int) -> float | None:
+    """A search's estimate for a move, rounded; None for a move it never visited."""
+    return round(float(value), digits) if visits > 0 else None
 
 
 @dataclass(frozen=True)
@@ -215,14 +273,20 @@ class Decision:
 
     step: int
     seat: int
+    players: int
     round: int
     phase: str
     features: list[float]
-    legal_moves: int
-    moves: list[dict[str, Any]]
-    visits: list[int]
-    chosen: dict[str, Any]
+    hand: list[int]
+    legal: list[int]
+    action: int
     search: bool
+    moves: list[dict[str, Any]]
+    codes: list[int]
+    visits: list[int]
+    win_probability: list[float | None] | None
+    expected_points: list[float | None] | None
+    chosen: dict[str, Any]
     card_features: dict[str, Any] | None = None
 
 
@@ -240,32 +304,42 @@ class DecisionRecorder:
 
     def act(self, obs: Observation) -> Move:
         features = observation_features(obs)
-        legal = legal_move_count(obs)
+        legal, hand = legal_codes(obs)
         cards = None
-        if obs.phase is Phase.PLAY and legal > 1:
+        if obs.phase is Phase.PLAY and len(legal) > 1:
             names, rows = card_features(obs, policy_settings(obs, SearchConfig()))
             cards = {"cards": names, "features": rows}
         before = getattr(self.agent, "last_result", None)
         move = self.agent.act(obs)
         result = getattr(self.agent, "last_result", None)
         searched = result is not None and result is not before
+        win: list[float | None] | None = None
+        points: list[float | None] | None = None
         if result is not None and searched:
-            moves = [move_to_json(stats.move) for stats in result.moves]
+            tried = [stats.move for stats in result.moves]
             visits = [int(stats.visits) for stats in result.moves]
+            win = [_estimate(stats.win_probability, stats.visits, 4) for stats in result.moves]
+            points = [_estimate(stats.expected_points, stats.visits, 3) for stats in result.moves]
         else:
-            moves, visits = [move_to_json(move)], [1]
+            tried, visits = [move], [1]
         self.decisions.append(
             Decision(
                 step=next(self.steps),
                 seat=obs.seat,
+                players=obs.players,
                 round=len(obs.rounds) - 1,
                 phase=obs.phase.value,
                 features=features,
-                legal_moves=legal,
-                moves=moves,
-                visits=visits,
-                chosen=move_to_json(move),
+                hand=hand,
+                legal=legal,
+                action=move_code(move, hand),
                 search=searched,
+                moves=[move_to_json(m) for m in tried],
+                codes=[move_code(m, hand) for m in tried],
+                visits=visits,
+                win_probability=win,
+                expected_points=points,
+                chosen=move_to_json(move),
                 card_features=cards,
             )
         )
@@ -273,20 +347,30 @@ class DecisionRecorder:
 
 
 def training_rows(recorders: Sequence[DecisionRecorder], outcome: GameOutcome) -> list[dict[str, Any]]:
-    """Every recorded decision of a finished game as a row, in play order."""
+    """Every recorded decision of a finished game as a row, in play order
+    (docs/training-rows.md; job and step stay the first two fields)."""
     decisions = sorted((d for r in recorders for d in r.decisions), key=lambda d: d.step)
     return [
         {
             "job": outcome.job,
             "step": d.step,
+            "schema": SCHEMA,
+            "version": SCHEMA_VERSION,
             "seat": d.seat,
+            "players": d.players,
             "round": d.round,
             "phase": d.phase,
             "features": d.features,
-            "legal_moves": d.legal_moves,
+            **({"hand": d.hand} if d.phase == Phase.ALLOCATE.value else {}),
+            "legal_moves": len(d.legal),
+            "legal": d.legal,
+            "action": d.action,
             "search": d.search,
             "moves": d.moves,
+            "codes": d.codes,
             "visits": d.visits,
+            "win_probability": d.win_probability,
+            "expected_points": d.expected_points,
             "chosen": d.chosen,
             **({"card_features": d.card_features} if d.card_features is not None else {}),
             "outcome": {

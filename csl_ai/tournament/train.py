@@ -2,8 +2,9 @@
 
 Each generation the search plays itself at every player count asked for, with the current
 card policy in its playouts; every card decision with a choice keeps the search's visit
-counts and the legal cards' features (training rows, csl_ai.tournament.selfplay), and the
-policy is refitted to those visit shares (csl_ai.policy.fit), starting from the last one.
+counts and the legal cards' features (training rows, csl_ai.tournament.selfplay, read back
+by csl_ai.tournament.rows), and the policy is refitted to those visit shares
+(csl_ai.policy.fit), starting from the last one.
 Generation 0 starts from weights that imitate the playout rules. Games, agents' seeds and
 the fit are all fixed by the seed, and rows are sorted before fitting, so a run reproduces
 the same weights whatever the number of workers.
@@ -11,7 +12,6 @@ the same weights whatever the number of workers.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -21,9 +21,10 @@ from typing import Any, Final
 import numpy as np
 
 from csl_ai.agents import Agent, IsmctsAgent, make_agent
-from csl_ai.policy import CardPolicy, cross_entropy, examples_from_rows, fit, rules_policy
+from csl_ai.policy import CardPolicy, Example, cross_entropy, fit, rules_policy
 from csl_ai.rules import RulesConfig
 from csl_ai.tournament.harness import TRAINING_FILE, RunOptions, start
+from csl_ai.tournament.rows import TrainingRows, load_training_rows
 from csl_ai.tournament.runner import TournamentConfig, TournamentError, derive_seed
 
 MAX_GENERATIONS: Final = 50
@@ -96,10 +97,18 @@ class Generation:
         }
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    rows.sort(key=lambda r: (r["job"], r["step"]))
-    return rows
+def card_examples(rows: TrainingRows) -> list[Example]:
+    """The card decisions with a choice, a search and some visits, in (job, step) order:
+    the legal cards' features (ascending card index) and the search's visit shares."""
+    play = rows.play
+    out = []
+    for i in np.flatnonzero(play.searched & play.has_card_features):
+        cards = np.flatnonzero(play.legal[i])
+        counts = play.visits[i, cards].astype(float)
+        if len(cards) < 2 or counts.sum() <= 0:
+            continue
+        out.append(Example(play.card_features[i, cards], counts / counts.sum()))
+    return out
 
 
 def train(
@@ -118,7 +127,7 @@ def train(
     generations: list[Generation] = []
     spec = f"ismcts:iters={config.iterations}"
     for g in range(config.generations):
-        rows: list[dict[str, Any]] = []
+        examples: list[Example] = []
         for players in config.players:
             run = TournamentConfig(
                 agents=(spec,),
@@ -130,8 +139,7 @@ def train(
             )
             folder = root / f"gen{g}-{players}p"
             start(run, folder, options, factory=PolicyAgentFactory(weights))
-            rows += _read_rows(folder / TRAINING_FILE)
-        examples = examples_from_rows(rows)
+            examples += card_examples(load_training_rows(folder / TRAINING_FILE))
         if not examples:
             raise TournamentError("self-play gave no card decision to learn from")
         before = cross_entropy(weights, examples)
