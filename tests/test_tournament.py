@@ -6,6 +6,7 @@ seconds) and compare every run against the plain in-process runner on the same s
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from csl_ai.agents import Agent, make_agent
@@ -399,6 +401,8 @@ def test_cli_tournament_runs_resumes_and_reports_errors_in_one_line(tmp_path: Pa
         (["--resume", str(out), "--agents", "random,heuristic"], 2, "keeps its options"),
         (["--agents", "random,heuristic", "--out", str(tmp_path / "y"), "--address", "127.0.0.1:1"],
          1, "cannot reach the Ray cluster"),
+        (["--agents", "random,heuristic", "--out", str(tmp_path / "z"), "--workers", "0", "--ray"],
+         2, "--ray: --workers 0 plays without Ray"),
     ]
     for args, want_code, want in bad:
         code, text = _cli(["tournament", *args, "-q"])
@@ -418,6 +422,90 @@ def test_cli_selfplay_writes_records_and_rows(tmp_path: Path) -> None:
     assert json.loads(lines[0])["record"]["agents"] == ["random"] * 3
     rows = (out / TRAINING_FILE).read_text().splitlines()
     assert len(rows) == 2 * 6 * (3 + 3 + 3 * 6)
+
+
+# --- where the games are played -------------------------------------------------------------
+
+
+@pytest.fixture
+def no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine of 4 CPUs where Ray is not running yet and must not be started."""
+
+    def refuse(options: RunOptions) -> bool:
+        raise AssertionError("Ray was started")
+
+    monkeypatch.setattr(harness, "connect_ray", refuse)
+    monkeypatch.setattr(harness, "_ray_running", lambda: False)
+    monkeypatch.setattr(harness, "cpus_here", lambda: 4)
+
+
+def _start_noting(directory: Path, options: RunOptions, config: TournamentConfig = SMALL) -> str:
+    """Run config into directory; what the run said on its console."""
+    said = io.StringIO()
+    harness.start(config, directory, options, console=Console(file=said, width=400))
+    return said.getvalue()
+
+
+def test_workers_0_and_1_play_in_this_process_and_write_the_same_files(
+    no_ray: None, tmp_path: Path
+) -> None:
+    assert _start_noting(tmp_path / "w0", RunOptions(workers=0, progress=False)) == ""
+    said = _start_noting(tmp_path / "w1", RunOptions(workers=1, progress=False))
+    assert said == "Playing in this process, without Ray: --workers 1 plays one game at a time.\n"
+    assert (tmp_path / "w1" / GAMES_FILE).read_bytes() == (tmp_path / "w0" / GAMES_FILE).read_bytes()
+
+
+def test_a_run_shorter_than_rays_start_up_plays_in_this_process(no_ray: None, tmp_path: Path) -> None:
+    said = _start_noting(tmp_path / "short", RunOptions(workers=2, progress=False))
+    assert said.startswith(f"Playing in this process, without Ray: the {SMALL.total_games} games take")
+    assert said.rstrip().endswith("to pay off with 2 workers; --ray forces it.")
+    _start_noting(tmp_path / "w0", RunOptions(workers=0, progress=False))
+    assert (tmp_path / "short" / GAMES_FILE).read_bytes() == (tmp_path / "w0" / GAMES_FILE).read_bytes()
+
+
+def test_games_that_outlast_rays_start_up_hand_the_rest_to_ray(
+    no_ray: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With a start-up that costs nothing, the first game (played here to time it) shows
+    that Ray would finish sooner: every other game goes to Ray, once."""
+    handed: list[list[int]] = []
+
+    def fake_ray(config, todo, options, factory, on_batch, tick):  # type: ignore[no-untyped-def]
+        handed.append(list(todo))
+        on_batch(run_batch(config, todo, factory))
+
+    monkeypatch.setattr(harness, "RAY_START_S", 0.0)
+    monkeypatch.setattr(harness, "_drive_ray", fake_ray)
+    said = _start_noting(tmp_path / "long", RunOptions(workers=3, progress=False))
+    assert handed == [list(range(1, SMALL.total_games))]
+    assert said.startswith(f"Playing on Ray: the {SMALL.total_games - 1} games left take about")
+    assert "with 3 workers sharing them" in said and "without Ray" not in said
+    assert _jobs_in(tmp_path / "long" / GAMES_FILE) == list(range(SMALL.total_games))
+    _start_noting(tmp_path / "w0", RunOptions(workers=0, progress=False))
+    assert (tmp_path / "long" / GAMES_FILE).read_bytes() == (tmp_path / "w0" / GAMES_FILE).read_bytes()
+
+
+def test_ray_pays_off_only_when_its_workers_win_back_its_start_up() -> None:
+    start = harness.RAY_START_S
+    assert not harness._ray_pays_off(10, start / 5, 2), "10 games of S/5 s: 2 workers save exactly S"
+    assert harness._ray_pays_off(11, start / 5, 2)
+    assert not harness._ray_pays_off(1, 100 * start, 8), "one game cannot be shared"
+    assert harness._ray_pays_off(2, 100 * start, 8)
+
+
+def test_where_to_play(no_ray: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    where = harness.where_to_play
+    assert where(RunOptions(workers=0)) == where(RunOptions(workers=1)) == "here"
+    assert where(RunOptions(workers=2)) == where(RunOptions()) == "measure"
+    assert where(RunOptions(workers=1, always_ray=True)) == "ray"
+    assert where(RunOptions(workers=1, address="auto")) == "ray"
+    monkeypatch.setattr(harness, "cpus_here", lambda: 1)
+    assert where(RunOptions()) == where(RunOptions(workers=4)) == "here"
+    monkeypatch.setattr(harness, "_ray_running", lambda: True)
+    assert where(RunOptions(workers=1)) == "ray", "a Ray already started here costs nothing more"
+    assert where(RunOptions(workers=0)) == "here"
+    with pytest.raises(TournamentError, match="always_ray"):
+        RunOptions(workers=0, always_ray=True)
 
 
 # --- Ray -------------------------------------------------------------------------------------
@@ -440,8 +528,16 @@ def test_ray_tournament_matches_the_in_process_run(
     ray_local: None, small_reference: dict[int, GameOutcome], tmp_path: Path
 ) -> None:
     out = tmp_path / "ray"
-    summary = harness.start(SMALL, out, RunOptions(workers=2, batch=2, progress=False))
+    said = io.StringIO()
+    summary = harness.start(
+        SMALL, out, RunOptions(workers=2, batch=2, progress=False), console=Console(file=said)
+    )
+    assert said.getvalue() == "", "played on the Ray already started here"
     assert _outcomes(out) == small_reference
+    harness.start(SMALL, tmp_path / "here", RunOptions(workers=0, progress=False))
+    assert sorted((out / GAMES_FILE).read_text().splitlines()) == sorted(
+        (tmp_path / "here" / GAMES_FILE).read_text().splitlines()
+    ), "the same lines, in the order their batches finished"
     jobs = _jobs_in(out / GAMES_FILE)
     assert sorted(jobs) == list(range(SMALL.total_games))
     plain = summarize(
@@ -544,8 +640,9 @@ def test_ray_workers_import_the_drivers_package_not_the_working_folders(tmp_path
     out = tmp_path / "out"
     proc = subprocess.run(
         [str(csl), "tournament", "--agents", "random,heuristic", "--players", "2",
-         "--games", "4", "--seed", "3", "--workers", "1", "--out", str(out)],
+         "--games", "4", "--seed", "3", "--workers", "1", "--ray", "--out", str(out)],
         cwd=checkout, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    assert "without Ray" not in proc.stderr
     assert len((out / GAMES_FILE).read_text().splitlines()) == 4

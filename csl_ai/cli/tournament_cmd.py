@@ -42,6 +42,13 @@ MAX_GAMES = 10_000_000
 MAX_WORKERS = 10_000
 MAX_BATCH = 100_000
 
+RAY_NOTE = """
+Ray plays the games with --address (an existing cluster), with --ray, and with --workers
+2 or more (the default on a machine of 2 cores or more) once the first games show that
+Ray would finish sooner, its start-up (about 5 s) included. Otherwise (--workers 0 or 1,
+or a short run) they are played in this process without Ray, and the run says so.
+"""
+
 TOURNAMENT_EPILOG = """
 Each deal is replayed with the seats rotated so that every agent plays every seat of it
 (duplicate deals); --games is rounded up to whole deals. With more agents than players,
@@ -54,14 +61,16 @@ the games still missing, once every line of games.jsonl is checked against
 tournament.json (agents, rules, deck, seeds, schedule); a line of another tournament
 stops it. --address HOST:PORT joins a cluster with token authentication (what `ray start
 --head` turns on) with the token of --ray-token-file, RAY_AUTH_TOKEN or ~/.ray/auth_token.
-"""
+""" + RAY_NOTE
 
 SELFPLAY_EPILOG = """
 DIR receives tournament.json, games.jsonl (one game record per line) and, with
---training-rows, training.jsonl: one row per decision with a numeric feature vector of
-the observation, the search's visit count per move, and the game's outcome for that
-seat (see csl_ai.tournament.selfplay for the layout).
-"""
+--training-rows, training.jsonl: one row per decision (schema csl-training-rows,
+version 1): a numeric feature vector of the observation, every legal move as a code, the
+search's visits, win probability and expected points for the moves it tried, and the
+game's outcome for that seat (docs/training-rows.md; read it into numpy with
+csl_ai.tournament.rows.load_training_rows).
+""" + RAY_NOTE
 
 # Options shared by both commands. Those that fix the games default to None so that a
 # resumed run can tell they were given (and refuse them).
@@ -79,7 +88,15 @@ Seed = Annotated[
 ]
 Workers = Annotated[
     Optional[int],  # noqa: UP007
-    typer.Option("--workers", "-w", help="Local Ray CPUs (default: all); 0: in this process, no Ray."),
+    typer.Option(
+        "--workers",
+        "-w",
+        help="Games played at once (default: all cores); 0 or 1: in this process, without Ray.",
+    ),
+]
+AlwaysRay = Annotated[
+    bool,
+    typer.Option("--ray", help="Play on Ray even when this process would finish sooner."),
 ]
 Address = Annotated[
     Optional[str],  # noqa: UP007
@@ -167,6 +184,7 @@ def _run_options(
     batch: int | None,
     quiet: bool,
     token_file: str | None = None,
+    always_ray: bool = False,
 ) -> RunOptions:
     """The harness's run options from the command line, checked."""
     from csl_ai.tournament import harness
@@ -179,8 +197,15 @@ def _run_options(
             raise CliInputError("--ray-token-file: goes with --address HOST:PORT")
         if not Path(token_file).is_file():
             raise CliInputError(f"--ray-token-file: {path_label(token_file)} is not a file")
+    if always_ray and workers == 0:
+        raise CliInputError("--ray: --workers 0 plays without Ray; give one or the other")
     return harness.RunOptions(
-        workers=workers, address=address, batch=batch, progress=not quiet, token_file=token_file
+        workers=workers,
+        address=address,
+        batch=batch,
+        progress=not quiet,
+        token_file=token_file,
+        always_ray=always_ray,
     )
 
 
@@ -270,6 +295,7 @@ def register(app: typer.Typer) -> None:
         workers: Workers = None,
         address: Address = None,
         ray_token_file: TokenFile = None,
+        ray: AlwaysRay = False,
         batch: Batch = None,
         resume: Resume = None,
         sides: Sides = None,
@@ -281,7 +307,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet, ray_token_file)
+        options = _run_options(workers, address, batch, quiet, ray_token_file, ray)
         if resume is not None:
             given = {"--agents": agents, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck}
@@ -326,6 +352,7 @@ def register(app: typer.Typer) -> None:
         workers: Workers = None,
         address: Address = None,
         ray_token_file: TokenFile = None,
+        ray: AlwaysRay = False,
         batch: Batch = None,
         resume: Resume = None,
         sides: Sides = None,
@@ -337,7 +364,7 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet, ray_token_file)
+        options = _run_options(workers, address, batch, quiet, ray_token_file, ray)
         if resume is not None:
             given = {"--agent": agent, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck,

@@ -31,7 +31,16 @@ ids, so a retry reproduces them, and results are written only from a batch that
 returned, so nothing is lost or counted twice. An error raised inside a game (a bug,
 not a crash) is not retried: it would fail again.
 
-``workers=0`` plays in this process without Ray, with the same files and resume.
+Where the games are played (``where_to_play``): on Ray with an address, ``always_ray``,
+or a Ray already started in this process; in this process without Ray for ``workers``
+0 or 1 (or one CPU here), since Ray would only add its start-up; otherwise the run plays
+here first, timing its games, and hands the games left to a local Ray instance only
+once they would take longer here than Ray's start-up (``RAY_START_S``, seconds) costs
+with its workers sharing them. Starting Ray cannot be made much cheaper: ``ray.init``
+starts about seven processes (GCS, raylet, monitor, API server, log monitor, two
+agents) and ``ray.shutdown`` waits for them, a few seconds together; a run of a few cheap
+games is over in less. Every game gives the same result wherever it is played, so the
+files are the same either way (on Ray, games.jsonl is in the order batches finished).
 
 On a cluster (``address``), every node needs csl_ai importable (the same version, built
 for its platform): tasks carry only the config and job ids, and workers import the
@@ -54,7 +63,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -98,6 +107,12 @@ CONNECT_TIMEOUT_S: Final = 10.0
 """How long a cluster address may take to accept a connection."""
 MAX_AUTO_BATCH: Final = 32
 """Largest automatic batch: a lost batch costs at most this many games of work."""
+RAY_START_S: Final = 5.0
+"""About what a local Ray instance adds to a run: ``ray.init``, its workers' first task
+and ``ray.shutdown`` took 4 to 6 s together on a 2-core machine (more on a slower or
+busier one). A run whose games would end sooner in this process is played here."""
+LOCAL_CHUNK_S: Final = 0.25
+"""Seconds of games played here between two writes (and two looks at the time left)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +120,8 @@ class RunOptions:
     """How to play a tournament (never which games)."""
 
     workers: int | None = None
-    """Local Ray CPUs (None: all cores); with an address, the most batches run at once; 0: no Ray."""
+    """Local Ray CPUs (None: all cores); with an address, the most batches run at once;
+    0 or 1: in this process, without Ray (see ``where_to_play``)."""
     address: str | None = None
     """An existing Ray cluster ("auto", "host:port", "ray://host:10001")."""
     batch: int | None = None
@@ -122,6 +138,8 @@ class RunOptions:
     token_file: str | None = None
     """A file holding the authentication token of the cluster at address (Ray's token
     authentication); None: Ray's own places (see ``use_cluster_token``)."""
+    always_ray: bool = False
+    """Play on Ray even when this process would finish sooner (``where_to_play``)."""
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 0:
@@ -132,6 +150,8 @@ class RunOptions:
             raise TournamentError("workers: 0 plays without Ray, so it cannot be given with an address")
         if self.token_file is not None and not self.address:
             raise TournamentError("token_file: the token of a cluster goes with its address")
+        if self.always_ray and self.workers == 0:
+            raise TournamentError("always_ray: workers 0 plays without Ray, so it cannot be given with it")
 
 
 @contextmanager
@@ -388,6 +408,18 @@ def _auto_batch(jobs: int, cpus: int) -> int:
     return max(1, min(MAX_AUTO_BATCH, -(-jobs // (16 * max(cpus, 1)))))
 
 
+def _play_here(
+    config: TournamentConfig, batch: Sequence[int], factory: AgentFactory | None
+) -> list[FinishedGame]:
+    """Play a batch in this process; a game's error is reported as on Ray: which jobs, what error."""
+    try:
+        return run_batch(config, batch, factory)
+    except Exception as e:  # noqa: BLE001
+        raise TournamentRunError(
+            f"a game failed in jobs {batch[0]}..{batch[-1]}: {type(e).__name__}: {_last_line(e)}"
+        ) from e
+
+
 def _drive_inline(
     config: TournamentConfig,
     todo: Sequence[int],
@@ -396,13 +428,94 @@ def _drive_inline(
     on_batch: Callable[[Sequence[FinishedGame]], None],
 ) -> None:
     for batch in batches(todo, options.batch or _auto_batch(len(todo), 1)):
-        try:
-            finished = run_batch(config, batch, factory)
-        except Exception as e:  # noqa: BLE001 - reported as on Ray: which jobs, what error
-            raise TournamentRunError(
-                f"a game failed in jobs {batch[0]}..{batch[-1]}: {type(e).__name__}: {_last_line(e)}"
-            ) from e
+        on_batch(_play_here(config, batch, factory))
+
+
+def cpus_here() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _ray_running() -> bool:
+    """Whether this process already started or joined Ray (without importing it)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and bool(ray.is_initialized())
+
+
+def ray_parallelism(options: RunOptions) -> int:
+    """How many games a local Ray instance would play at once on this machine."""
+    cpus = cpus_here()
+    return min(options.workers, cpus) if options.workers else cpus
+
+
+def where_to_play(options: RunOptions) -> Literal["ray", "here", "measure"]:
+    """"ray", "here" (this process, no Ray) or "measure" (here while timing says Ray
+    would not pay for its start-up; see the module doc)."""
+    if options.address or options.always_ray or (options.workers != 0 and _ray_running()):
+        return "ray"
+    if options.workers == 0 or ray_parallelism(options) <= 1:
+        return "here"
+    return "measure"
+
+
+def _ray_pays_off(games_left: int, seconds_per_game: float, parallel: int) -> bool:
+    """Whether Ray would finish the games left sooner than this process, start-up included:
+    here they take L = games x seconds, on Ray about RAY_START_S + L / workers."""
+    here = games_left * seconds_per_game
+    return here - here / min(parallel, games_left) > RAY_START_S
+
+
+def _drive_here_first(
+    config: TournamentConfig,
+    todo: Sequence[int],
+    options: RunOptions,
+    factory: AgentFactory | None,
+    on_batch: Callable[[Sequence[FinishedGame]], None],
+    tick: Callable[[], None],
+    say: Callable[[str], None],
+) -> None:
+    """Play in this process, timing the games, while the games left would end here before
+    Ray wins back its start-up; hand the rest to Ray as soon as they would not. The first
+    game is played alone, then chunks of about LOCAL_CHUNK_S seconds."""
+    parallel = ray_parallelism(options)
+    played, seconds = 0, 0.0
+    said_here = False
+
+    def say_here() -> None:
+        total = len(todo) * seconds / played
+        say(
+            f"Playing in this process, without Ray: the {len(todo)} games take about "
+            f"{total:.1f} s, too little for Ray's start-up (about {RAY_START_S:g} s) to pay "
+            f"off with {parallel} workers; --ray forces it."
+        )
+
+    while played < len(todo):
+        per_game = seconds / played if played else 0.0
+        if played:
+            left = len(todo) - played
+            if _ray_pays_off(left, per_game, parallel):
+                say(
+                    f"Playing on Ray: the {left} games left take about {left * per_game:.0f} s "
+                    f"in this process, more than Ray's start-up (about {RAY_START_S:g} s) "
+                    f"costs with {parallel} workers sharing them."
+                )
+                _drive_ray(config, todo[played:], options, factory, on_batch, tick)
+                return
+            if not said_here:
+                say_here()
+                said_here = True
+        size = max(1, min(MAX_AUTO_BATCH, int(LOCAL_CHUNK_S / per_game))) if played else 1
+        batch = todo[played : played + size]
+        began = time.perf_counter()
+        finished = _play_here(config, batch, factory)
+        seconds += max(time.perf_counter() - began, 1e-6)
+        played += len(batch)
         on_batch(finished)
+    if not said_here:
+        say_here()
 
 
 def _play_batch(
@@ -680,6 +793,13 @@ def _drive_ray(
             ray.shutdown()
 
 
+def _one_at_a_time(options: RunOptions) -> str:
+    """Why a run with workers other than 0 plays one game at a time anyway."""
+    if options.workers == 1:
+        return "--workers 1 plays one game at a time"
+    return "this machine has one CPU, so games are played one at a time either way"
+
+
 def _last_line(error: BaseException) -> str:
     """The last line of an error's text: Ray puts the original message after its traceback."""
     text = str(error).strip()
@@ -736,11 +856,17 @@ def _run(
     )
     with progress:
         tracker = _Tracker(results, done, progress)
-        if todo:
-            if options.workers == 0:
-                _drive_inline(config, todo, options, factory, tracker.add)
-            else:
-                _drive_ray(config, todo, options, factory, tracker.add, tracker.refresh)
+        where = where_to_play(options) if todo else "here"
+        if where == "ray":
+            _drive_ray(config, todo, options, factory, tracker.add, tracker.refresh)
+        elif where == "measure":
+            _drive_here_first(
+                config, todo, options, factory, tracker.add, tracker.refresh, console.print
+            )
+        elif todo:
+            if options.workers != 0:
+                console.print(f"Playing in this process, without Ray: {_one_at_a_time(options)}.")
+            _drive_inline(config, todo, options, factory, tracker.add)
     outcomes = [done[i] for i in sorted(done)]
     summary = summarize(config.agents, config.labels, config.players, outcomes, seed=config.seed)
     results.write_summary(summary, complete=len(done) == config.total_games)
