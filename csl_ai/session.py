@@ -154,7 +154,24 @@ class Table:
         ):
             raise TableError("the record does not say who played each seat (its 'agents')")
         meta = record.get("meta")
-        return cls(game, agents, meta=meta if isinstance(meta, Mapping) else None)
+        table = cls(game, agents, meta=meta if isinstance(meta, Mapping) else None)
+        table._catch_up_agents()
+        return table
+
+    def _catch_up_agents(self) -> None:
+        """Move each AI agent that draws from its own random stream (those without a
+        search limit, which seed every decision from the position instead) past the
+        decisions it made before the game was saved, so it plays on as it would have."""
+        from csl_ai.analysis import Replayer
+
+        stateful = {s: a for s, a in self.agents.items() if getattr(a, "limit", None) is None}
+        if not stateful:
+            return
+        replayer = Replayer(self.game)
+        for decision in replayer:
+            agent = stateful.get(decision.seat)
+            if agent is not None:
+                agent.act(replayer.game.observation(decision.seat))
 
     # --- who is to move -----------------------------------------------------------------
     @property
@@ -238,6 +255,19 @@ class Table:
         if agent is None:
             return level_limit(DEFAULT_LEVEL, seed, threads)
         return replace(agent.limit, seed=seed, threads=threads)  # type: ignore[attr-defined]
+
+    def hint_level_text(self) -> str:
+        """Whose strength a hint searches at, in words: the AI seats' level when they
+        search (named when it is one of `csl_ai.agents.LEVELS`), else the default level."""
+        from csl_ai.agents import DEFAULT_LEVEL, LEVELS
+
+        if self._searching_agent() is None:
+            return f"the default level, {DEFAULT_LEVEL} (the AI seats do not search)"
+        limit = self.hint_limit()
+        if limit.time_ms is not None:
+            return f"the AI seats' level, {limit.time_ms:,.0f} ms"
+        level = next((name for name, n in LEVELS.items() if n == limit.iterations), None)
+        return "the AI seats' level" + (f", {level}" if level is not None else "")
 
     def hint(self, seat: int | None = None, threads: int = 1) -> SearchResult:
         """The AI's view of a human's decision, searched at the AI seats' level and settings."""

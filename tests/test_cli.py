@@ -16,10 +16,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
+from csl_ai.analysis import Replayer
 from csl_ai.cli import app
 from csl_ai.cli.bench import api_games, core_games, core_round_tricks, search_speed
 from csl_ai.cli.play import PlayOptions, PlaySession, new_session
-from csl_ai.cli.review import Replayer
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.moves import Move, Play, move_from_json
 from csl_ai.notation import card_str, cards_of
@@ -237,15 +237,16 @@ def test_csl_play_keeps_a_secret_deals_seed_until_the_game_is_over(tmp_path: Pat
     assert f"This deal again: --seed {seed}" in end
 
 
-def test_csl_play_hint_shows_ranked_moves(tmp_path: Path) -> None:
+def test_csl_play_hint_shows_ranked_moves_at_the_ais_level(tmp_path: Path) -> None:
     lines = ["hint", "quit"]
-    result = invoke(
-        [*PLAY_ARGS, "--hint", "--hint-iterations", "60", "--record", str(tmp_path / "h.json")],
-        "\n".join(lines) + "\n",
-    )
+    args = ["play", "-n", "2", "--ai", "ismcts:iters=60", "--seed", "2025", "--hint"]
+    result = invoke([*args, "--record", str(tmp_path / "h.json")], "\n".join(lines) + "\n")
     assert_ok(result)
     assert result.stdout.count("AI suggests") == 2
+    words = " ".join(result.stdout.split())
+    assert words.count("60 iterations at the AI seats' level)") == 2
     assert "visits" in result.stdout and "points" in result.stdout
+    assert_one_line_error(invoke([*args, "--hint-iterations", "60"]), "--hint-iterations")
 
 
 # --- records: replay and analyze ---------------------------------------------------------
@@ -321,6 +322,46 @@ def test_csl_analyze_reports_each_decision_of_a_seat(tmp_path: Path) -> None:
     assert "Summary" in table.stdout and "r1 t1" in table.stdout
 
 
+def test_csl_analyze_flags_only_losses_beyond_both_intervals(tmp_path: Path) -> None:
+    path = finished_record(tmp_path)
+    args = ["analyze", str(path), "--seat", "0", "--iterations", "60"]
+    report = json.loads(invoke([*args, "--json"]).stdout)
+    assert report["level"] is None and report["iterations"] == 60
+    assert report["recheck_iterations"] == 240
+    flagged = []
+    for d in report["decisions"]:
+        assert d["verdict"] in ("blunder", "close", "ok", "forced", "n/a")
+        if d["verdict"] == "blunder":
+            assert d["loss"] >= report["threshold"]
+            assert d["best_ci95"][0] > d["played_ci95"][1]
+        if d["verdict"] == "close":
+            assert d["rechecked"] and d["iterations"] == 240
+        if d["verdict"] in ("blunder", "close"):
+            flagged.append(d)
+    assert flagged, "60 iterations against heuristic play should flag something"
+    assert report["summary"][0]["blunders"] + report["summary"][0]["close"] == len(flagged)
+    text = invoke(args)
+    assert_ok(text)
+    assert "at 60 iterations a decision" in text.stdout
+    assert "On the table at each blunder and close call" in text.stdout
+    context = text.stdout.split("On the table at each blunder and close call", 1)[1]
+    assert ("Pile for group" in context) or ("Hand: " in context) or ("Piles: " in context)
+    assert "sky" in context
+
+
+def test_csl_analyze_searches_at_a_level(tmp_path: Path) -> None:
+    path = str(finished_record(tmp_path))
+    result = invoke(["analyze", path, "--seat", "2", "--level", "fast", "--json"])
+    assert_ok(result)
+    report = json.loads(result.stdout)
+    assert (report["level"], report["iterations"]) == ("fast", 1000)
+    assert_one_line_error(
+        invoke(["analyze", path, "--level", "fast", "--iterations", "50"]),
+        "--level and --iterations",
+    )
+    assert_one_line_error(invoke(["analyze", path, "--level", "blitz"]), "--level", "blitz")
+
+
 # --- best-move ---------------------------------------------------------------------------------
 
 
@@ -358,6 +399,26 @@ def test_best_move_json_is_legal_and_complete(tmp_path: Path) -> None:
         low, high = m["ci95"]
         assert low <= high
     assert result.stderr == ""
+
+
+def test_best_move_names_its_level(tmp_path: Path) -> None:
+    from csl_ai.agents import LEVELS
+
+    path = str(position_file(tmp_path)[0])
+    default = invoke(["best-move", path, "--seed", "1"])
+    assert_ok(default)
+    assert f"level normal, {LEVELS['normal']:,} iterations" in default.stdout
+    fast = json.loads(invoke(["best-move", path, "--level", "fast", "--json"]).stdout)
+    assert (fast["level"], fast["iterations"]) == ("fast", LEVELS["fast"])
+    explicit = json.loads(invoke(["best-move", path, "-i", "50", "--json"]).stdout)
+    assert (explicit["level"], explicit["iterations"]) == (None, 50)
+    for option in (["--iterations", "50"], ["--time-ms", "10"]):
+        assert_one_line_error(
+            invoke(["best-move", path, "--level", "strong", *option]), f"--level and {option[0]}"
+        )
+    help_text = invoke(["best-move", "--help"]).stdout
+    for level, iterations in LEVELS.items():
+        assert level in help_text and f"{iterations:,}" in help_text
 
 
 def test_best_move_reads_stdin_and_prints_a_table(tmp_path: Path) -> None:
@@ -520,6 +581,56 @@ def test_bad_input_is_one_line_and_exit_2(
     assert_one_line_error(invoke(make_args(tmp_path), ""), *fragments)
 
 
+JSON_ERRORS: list[tuple[str, Callable[[Path], list[str]], str, tuple[str, ...]]] = [
+    (
+        "bad position file",
+        lambda t: ["best-move", _bad_position_card(t), "--json"],
+        "InvalidPositionError",
+        ("X9",),
+    ),
+    (
+        "bad option value",
+        lambda t: ["best-move", str(position_file(t)[0]), "--json", "--iterations", "many"],
+        "BadParameter",
+        ("--iterations",),
+    ),
+    (
+        "bad record",
+        lambda t: ["analyze", _with_header(finished_record(t), "version", 99), "--json"],
+        "InvalidRecordError",
+        ("version", "99"),
+    ),
+    (
+        "level and iterations",
+        lambda t: ["analyze", str(finished_record(t)), "--json", "--level", "fast", "-i", "9"],
+        "CliInputError",
+        ("--level and --iterations",),
+    ),
+    ("missing record", lambda t: ["analyze", str(t / "gone.json"), "--json"], "", ("gone.json",)),
+]
+
+
+@pytest.mark.parametrize("case", JSON_ERRORS, ids=[case[0] for case in JSON_ERRORS])
+def test_errors_under_json_are_json_on_stdout(
+    tmp_path: Path, case: tuple[str, Callable[[Path], list[str]], str, tuple[str, ...]]
+) -> None:
+    _, make_args, kind, fragments = case
+    result = invoke(make_args(tmp_path), "")
+    line = assert_one_line_error(result, *fragments)
+    answer = json.loads(result.stdout)
+    assert set(answer) == {"error"}
+    error = answer["error"]
+    assert error["message"] == line.removeprefix("csl: error: ")
+    assert error["exit_code"] == result.exit_code == 2
+    assert error["kind"] == kind or (not kind and error["kind"])
+
+
+def test_errors_without_json_leave_stdout_empty(tmp_path: Path) -> None:
+    result = invoke(["best-move", _bad_position_card(tmp_path)])
+    assert_one_line_error(result, "X9")
+    assert result.stdout == ""
+
+
 def test_analyze_seat_out_of_range(tmp_path: Path) -> None:
     assert_one_line_error(
         invoke(["analyze", str(finished_record(tmp_path)), "--seat", "9"]), "--seat"
@@ -559,11 +670,9 @@ class _FailingAgent:
 def test_a_failure_mid_game_is_exit_1_and_the_game_is_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.cli.play as play
+    import csl_ai.agents as agents
 
-    monkeypatch.setattr(
-        play, "make_agents", lambda spec, seats, seed: {s: _FailingAgent() for s in seats}
-    )
+    monkeypatch.setattr(agents, "make_agent", lambda spec, seed=None: _FailingAgent())
     record_path = tmp_path / "crash.json"
     result = invoke(
         ["play", "-n", "2", "--humans", "none", "--seed", "4", "--record", str(record_path)]

@@ -417,7 +417,7 @@ def test_huge_integers_and_deep_nesting_in_a_deck(tmp_path: Path, text: str) -> 
         ["best-move", "POS", "--time-ms", "nan"],
         ["best-move", "POS", "--threads", str(2**63)],
         ["analyze", "POS", "--iterations", str(2**63)],
-        ["play", "--hint-iterations", str(2**63)],
+        ["play", "--first-seat", str(2**63)],
         ["play", "--ai", f"ismcts:iters={2**70}"],
         ["play", "--ai", "ismcts:ms=1e15"],
         ["play", "--humans", "9" * 5000],

@@ -22,13 +22,17 @@ from csl_ai.cli.common import (
     CliInputError,
     CslGroup,
     check_positive,
+    json_errors,
 )
 from csl_ai.errors import short_repr
 from csl_ai.rules import StarOption
 
 BEST_MOVE_JSON_HELP = """
-With --json, stdout holds one JSON object (SearchResult.to_json()) and nothing else:
+With --json, stdout holds one JSON object (SearchResult.to_json() and the level) and
+nothing else; an error is {"error": {"kind", "message", "exit_code"}} there instead:
 
+    level           the level searched at ("fast", "normal", "strong"; null for
+                    --iterations or --time-ms)
     seat            the seat the position is for
     best_move       the chosen move (a move object)
     moves           every candidate searched, best first:
@@ -65,6 +69,16 @@ Threads = Annotated[
 ]
 """The --threads option of every command that searches."""
 
+Level = Annotated[
+    str | None,
+    typer.Option(
+        "--level",
+        help="Search budget by the AI's levels: fast (1,000 iterations), normal (10,000, the "
+        "default) or strong (50,000).",
+    ),
+]
+"""The --level option of the commands that judge moves (the levels of csl_ai.agents.LEVELS)."""
+
 app = typer.Typer(
     name="csl",
     cls=CslGroup,
@@ -95,6 +109,29 @@ def check_time_ms(time_ms: float | None) -> None:
         raise CliInputError(
             f"--time-ms: must be more than 0 and at most {MAX_TIME_MS:,.0f} (a day), got {time_ms!r}"
         )
+
+
+def search_budget(
+    level: str | None, iterations: int | None, time_ms: float | None = None
+) -> tuple[str | None, int | None]:
+    """The level and iteration budget a command searches with: the level named, or the
+    default level when no other budget is given; --level excludes --iterations and --time-ms."""
+    from csl_ai.agents import DEFAULT_LEVEL, LEVELS
+
+    if level is not None:
+        if level not in LEVELS:
+            raise CliInputError(
+                f"--level: unknown level {short_repr(level)} (expected {', '.join(LEVELS)})"
+            )
+        for option, value in (("--iterations", iterations), ("--time-ms", time_ms)):
+            if value is not None:
+                raise CliInputError(
+                    f"--level and {option}: give one budget (a level is {LEVELS[level]:,} iterations)"
+                )
+        return level, LEVELS[level]
+    if iterations is None and time_ms is None:
+        return DEFAULT_LEVEL, LEVELS[DEFAULT_LEVEL]
+    return None, iterations
 
 
 def _console() -> Console:
@@ -157,24 +194,39 @@ def play(
     ] = None,
     hint: Annotated[
         bool,
-        typer.Option("--hint", help="Show the AI's recommendation before each of your decisions."),
+        typer.Option(
+            "--hint",
+            help="Show the AI's recommendation before each of your decisions (it searches "
+            "at the AI seats' level).",
+        ),
     ] = False,
-    hint_iterations: Annotated[
-        int, typer.Option("--hint-iterations", help="Search iterations for a hint.")
-    ] = 2000,
     record: Annotated[
         str | None,
         typer.Option(
-            "--record", help="Where to save the game record (default: csl-game-TIME.json here)."
+            "--record",
+            help="Where to save the game record (default: a new csl-game-TIME.json in "
+            "$CSL_RECORDS_DIR, else $XDG_DATA_HOME/csl/records, else "
+            "~/.local/share/csl/records).",
         ),
     ] = None,
     first_seat: Annotated[int, typer.Option("--first-seat", help="Seat leading round 1.")] = 0,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RECORD",
+            help="Continue a saved unfinished game (rules, seats and seed from the record), "
+            "saving it back to that file.",
+        ),
+    ] = None,
 ) -> None:
     """Play a whole game in the terminal against the AI.
 
     At a prompt type a card (B7), piles (B7 R2 G5 | B1 R9 G9 | B3 R4 G12) or yes/no;
-    ? for help, hint for the AI's advice, quit to stop. The record is saved at the end,
-    and also when the game is cut short (Ctrl-C, end of input, quit).
+    ? or rules for the rules and help, hint for the AI's advice (at the AI's level),
+    board, score, undo (take back your last decision), quit to stop. The record is saved
+    at the end, and also when the game is cut short (Ctrl-C, end of input, quit);
+    --resume continues it.
     """
     from csl_ai.cli.play import PlayOptions, play_command
 
@@ -187,9 +239,9 @@ def play(
         deck=deck,
         seed=seed,
         hint=hint,
-        hint_iterations=hint_iterations,
         record=record,
         first_seat=first_seat,
+        resume=resume,
     )
     code = play_command(options, _console())
     if code:
@@ -201,12 +253,16 @@ def best_move(
     position: Annotated[
         str, typer.Argument(metavar="POSITION.json", help="Position file, or - for stdin.")
     ],
+    level: Level = None,
     iterations: Annotated[
         int | None,
-        typer.Option("--iterations", "-i", help="Search iterations (default 10000, at most 10^12)."),
+        typer.Option(
+            "--iterations", "-i", help="Search iterations instead of a level (at most 10^12)."
+        ),
     ] = None,
     time_ms: Annotated[
-        float | None, typer.Option("--time-ms", help="Search time in ms (at most a day).")
+        float | None,
+        typer.Option("--time-ms", help="Search time in ms instead of a level (at most a day)."),
     ] = None,
     threads: Threads = 1,
     seed: Annotated[int | None, typer.Option("--seed", help="Search seed (reproducible).")] = None,
@@ -215,35 +271,44 @@ def best_move(
         bool, typer.Option("--json", help="Print only the JSON answer on stdout.")
     ] = False,
 ) -> None:
-    """Rank the moves of a position: visits, win probability ± 95% interval, expected points."""
+    """Rank the moves of a position: visits, win probability ± 95% interval, expected points.
+
+    The search runs at the AI's normal level unless --level, --iterations or --time-ms
+    say otherwise (with both --iterations and --time-ms, it stops at whichever comes first).
+    """
+    from csl_ai.agents import level_limit
     from csl_ai.position import load_position
     from csl_ai.search import SearchLimit, search
 
+    if as_json:
+        json_errors()
     check_positive(iterations, "--iterations", MAX_ITERATIONS)
     check_positive(threads, "--threads", MAX_THREADS)
     check_positive(top, "--top")
     check_seed(seed)
     check_time_ms(time_ms)
-    if iterations is None and time_ms is None:
-        iterations = 10_000
+    level, iterations = search_budget(level, iterations, time_ms)
     obs = load_position(position)
     if not obs.legal_moves():
         raise CliInputError(
             f"position {position!r}: seat {obs.seat} has no decision to make "
             f"({obs.phase.value} phase, seat {obs.to_move} to move)"
         )
-    result = search(
-        obs, SearchLimit(iterations=iterations, time_ms=time_ms, threads=threads, seed=seed)
-    )
+    if level is not None:
+        limit = level_limit(level, seed, threads)
+    else:
+        limit = SearchLimit(iterations=iterations, time_ms=time_ms, threads=threads, seed=seed)
+    result = search(obs, limit)
     if as_json:
-        typer.echo(json.dumps(result.to_json(), indent=2))
+        typer.echo(json.dumps({"level": level, **result.to_json()}, indent=2))
         return
     from csl_ai.cli.render import best_move_text, position_text, search_table
+    from csl_ai.cli.review import budget_text
 
     console = _console()
     console.print(
-        f"Seat {result.seat}, {obs.phase.value} phase: {result.iterations} iterations, "
-        f"{result.worlds_sampled} worlds, {result.elapsed_s:.2f} s."
+        f"Seat {result.seat}, {obs.phase.value} phase: {budget_text(level, result.iterations)}, "
+        f"{result.worlds_sampled:,} worlds, {result.elapsed_s:.2f} s."
     )
     if iterations is not None and time_ms is None and 0 < result.iterations < iterations:
         console.print(
@@ -281,16 +346,24 @@ def replay(
 def analyze(
     record: Annotated[str, typer.Argument(metavar="RECORD.json", help="Game record file.")],
     seat: Annotated[int | None, typer.Option("--seat", help="Only this seat's decisions.")] = None,
+    level: Level = None,
     iterations: Annotated[
-        int, typer.Option("--iterations", "-i", help="Search iterations per decision.")
-    ] = 5000,
+        int | None,
+        typer.Option(
+            "--iterations", "-i", help="Search iterations per decision instead of a level."
+        ),
+    ] = None,
     threads: Threads = 1,
     seed: Annotated[int, typer.Option("--seed", help="Search seed.")] = 0,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Win probability loss that counts as a blunder.")
+        float,
+        typer.Option(
+            "--threshold", help="Least win probability a blunder loses (beyond both intervals)."
+        ),
     ] = 0.05,
     show_all: Annotated[
-        bool, typer.Option("--all", help="List every decision, not only blunders.")
+        bool,
+        typer.Option("--all", help="List every decision, not only blunders and close calls."),
     ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print only a JSON report on stdout.")
@@ -298,20 +371,32 @@ def analyze(
 ) -> None:
     """A blunder report: the engine's choice beside each move played, and the win probability lost.
 
-    Each decision is searched from the deciding seat's view at that moment. Loss = the
-    engine's best move's win probability minus the played move's (0 if the played move
-    scored higher). An allocation the search did not evaluate has no loss estimate and is
-    listed as such. A decision with one legal move is forced and not searched.
+    Each decision is searched from the deciding seat's view at that moment, at the AI's
+    normal level unless --level or --iterations says otherwise. Loss = the engine's move's
+    win probability minus the played move's (0 if the played move scored higher).
+
+    A blunder loses at least --threshold and the engine's move's 95% interval lies wholly
+    above the played move's. A loss as large whose intervals overlap is searched again with
+    4 times the budget; if they still overlap it is a close call, not a blunder. Blunders
+    and close calls are listed with what was on the table (--all lists every decision).
+
+    An allocation the search did not evaluate is valued by the weather search that follows
+    it (~). A decision with one legal move is forced and not searched. With --json, stdout
+    holds the report (each decision's verdict, win probabilities, 95% intervals and loss).
     """
     from csl_ai.cli.review import analyze_command
 
+    if as_json:
+        json_errors()
     check_positive(iterations, "--iterations", MAX_ITERATIONS)
     check_positive(threads, "--threads", MAX_THREADS)
     check_seed(seed)
     if not 0 <= threshold <= 1:
         raise CliInputError(f"--threshold: must be between 0 and 1, got {threshold!r}")
+    level, budget = search_budget(level, iterations)
+    assert budget is not None
     analyze_command(
-        record, _console(), seat, iterations, threads, seed, threshold, as_json, show_all
+        record, _console(), seat, level, budget, threads, seed, threshold, as_json, show_all
     )
 
 
@@ -372,8 +457,13 @@ def bench(
 
 
 def _register_plugins() -> None:
-    """Add the tournament, selfplay and train commands when their modules are present."""
-    for name in ("csl_ai.cli.tournament_cmd", "csl_ai.cli.train_cmd"):
+    """Add the tournament, selfplay, train, rules and serve commands when their modules are present."""
+    for name in (
+        "csl_ai.cli.tournament_cmd",
+        "csl_ai.cli.train_cmd",
+        "csl_ai.cli.rules_cmd",
+        "csl_ai.cli.serve_cmd",
+    ):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:

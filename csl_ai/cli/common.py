@@ -7,6 +7,13 @@ that cannot be written, a bug) exits 1. Every error line is short: at most
 ``MAX_ERROR_CHARS`` characters whatever the input. While a command runs, SIGTERM and
 SIGHUP raise ``TerminationSignal`` as Ctrl-C raises KeyboardInterrupt, so a command stops,
 keeps its work and exits 128 + the signal's number (130, 143, 129).
+
+Under ``--json`` a script reads stdout only, so an error is also one JSON object there,
+``{"error": {"kind": ..., "message": ..., "exit_code": N}}`` (kind: the error's class,
+such as ``InvalidPositionError`` or ``BadParameter``), beside the same line on stderr and
+the same exit code. JSON mode is on when the command line holds ``--json`` (so a bad
+option value of a command that was never run answers in JSON too) or a command says so
+(`json_errors`).
 """
 
 from __future__ import annotations
@@ -118,9 +125,11 @@ class CliInputError(CslError):
 
 
 class _State:
-    """Process-wide flags set by the global options."""
+    """Process-wide flags set by the global options and the running command."""
 
     debug: bool = False
+    json: bool = False
+    """Errors are also printed as a JSON object on stdout (see `json_errors`)."""
 
 
 STATE: Final = _State()
@@ -136,15 +145,40 @@ def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     return clip("; ".join(parts), limit) if parts else "unknown error"
 
 
-def error_line(message: str) -> None:
-    """Print ``csl: error: message`` as one line on stderr."""
+def json_errors() -> None:
+    """Mark the running command as answering in JSON: its errors also go to stdout as one
+    JSON object (see the module docstring)."""
+    STATE.json = True
+
+
+def error_json(kind: str, message: str, code: int) -> str:
+    """The JSON object of an error, on one line: ``{"error": {kind, message, exit_code}}``."""
+    return json.dumps({"error": {"kind": kind, "message": one_line(message), "exit_code": code}})
+
+
+def error_line(message: str, kind: str = "CslError", code: int = EXIT_BAD_INPUT) -> None:
+    """Print ``csl: error: message`` as one line on stderr, and in JSON mode the same
+    error as a JSON object on stdout (kind and code are for that object)."""
+    if STATE.json:
+        typer.echo(error_json(kind, message, code))
     typer.echo(f"{PROG}: error: {one_line(message)}", err=True)
 
 
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print one error line and leave with code (2 = bad input by default)."""
-    error_line(message)
+def fail(message: str, code: int = EXIT_BAD_INPUT, kind: str | None = None) -> NoReturn:
+    """Print one error line and leave with code (2 = bad input by default); kind names the
+    error in JSON mode (default: ``CliInputError`` for bad input, else ``Failure``)."""
+    error_line(message, kind or ("CliInputError" if code == EXIT_BAD_INPUT else "Failure"), code)
     raise typer.Exit(code)
+
+
+def _asks_for_json(args: Sequence[str]) -> bool:
+    """Whether a command line holds the ``--json`` flag (before any ``--``)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
 
 
 def _cli_message(e: Exception) -> tuple[int, str]:
@@ -200,7 +234,7 @@ class CslGroup(TyperGroup):
         except KeyboardInterrupt as e:
             if STATE.debug:
                 raise
-            error_line(interrupt_text(e))
+            error_line(interrupt_text(e), type(e).__name__, interrupt_exit_code(e))
             raise typer.Exit(interrupt_exit_code(e)) from None
 
     def main(
@@ -214,6 +248,7 @@ class CslGroup(TyperGroup):
     ) -> Any:
         STATE.debug = False
         arglist = list(sys.argv[1:] if args is None else args)
+        STATE.json = _asks_for_json(arglist)
         try:
             with signals_as_exceptions():
                 rv = super().main(
@@ -231,7 +266,7 @@ class CslGroup(TyperGroup):
             if (STATE.debug or "--debug" in arglist[:1]) and not isinstance(e, CLI_EXCEPTIONS):
                 raise
             code, message = _exit_code_for(e)
-            error_line(message)
+            error_line(message, type(e).__name__, code)
         if standalone_mode:
             sys.exit(code)
         return code

@@ -1,22 +1,28 @@
 """`csl play`: a whole game in the terminal, humans at some seats and the AI at the others.
 
-The game loop (`PlaySession.run`) reads human input through an ``ask`` callable, so tests
-drive it directly or through stdin. A human prompt accepts the move in notation (``B7``;
-piles ``B7 R2 G5 | B1 R9 G9 | ...``; ``yes``/``no``), ``?`` for help, ``hint`` for the AI's
-view and ``quit``; a refused input says why and asks again. The game record is saved when
-the game ends and also when it is cut short (Ctrl-C, end of input, ``quit``).
+The game itself is a `csl_ai.session.Table` (the model `csl serve` shares): the AI seats
+move through `Table.ai_step`, a human's move goes through `Table.play`, a takeback
+through `Table.undo` and the hint, searched at the AI seats' own level, through
+`Table.hint`. `PlaySession` only talks: it reads human input through an ``ask``
+callable, so tests drive it directly or through stdin.
+
+At a human prompt: the move in notation (``B7``; piles ``B7 R2 G5 | B1 R9 G9 | ...``;
+``yes``/``no``), or ``?``/``rules`` (the rules of this game, then the input syntax),
+``hint``, ``board``, ``score``, ``undo`` and ``quit``; a refused input says why and asks
+again. A card play with one legal card is made for the human, with a line saying so.
+The record is saved to the records folder (`csl_ai.records.records_folder`) unless
+``--record`` names a file, when the game ends and also when it is cut short (Ctrl-C,
+end of input, ``quit``); ``--resume`` continues an unfinished one and saves it back.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -24,10 +30,8 @@ from rich.text import Text
 from csl_ai.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
-    MAX_ITERATIONS,
     CliInputError,
     check_agent_budget,
-    check_positive,
     interrupt_exit_code,
     interrupt_text,
     parse_seats,
@@ -37,11 +41,17 @@ from csl_ai.cli.render import (
     best_move_text,
     cards_text,
     groups_of,
+    line_text,
     move_text,
     percent,
+    print_rules,
+    round_wins_text,
     search_table,
-    sky_cards_text,
+    sky_text,
+    tallies_table,
     trick_text,
+    worth_line_text,
+    worth_table,
 )
 from csl_ai.errors import (
     CslError,
@@ -51,36 +61,36 @@ from csl_ai.errors import (
     non_regular_kind,
     path_label,
 )
-from csl_ai.game import COLOUR_NAMES, Game, Observation, Phase
+from csl_ai.game import COLOUR_NAMES, Game, Phase
 from csl_ai.moves import Move, parse_move
 from csl_ai.notation import cards_of, format_cards, format_piles
-from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
+from csl_ai.rules import StarOption
+from csl_ai.session import DEFAULT_AI, HUMAN, Table, TableError, TableOptions
+from csl_ai.session import derived_seed as derived_seed  # noqa: F401  (kept for importers)
 
 if TYPE_CHECKING:
-    from csl_ai.agents import Agent
     from csl_ai.search import SearchResult
 
 Ask = Callable[[str], str]
 """Reads one line of human input after showing a prompt; EOFError at end of input."""
-HintFn = Callable[[Observation], "SearchResult"]
-"""The AI's analysis of a human's decision."""
 
-HUMAN: Final = "human"
-DEFAULT_AI: Final = "ismcts:normal"
 HINT_TOP: Final = 5
 QUIT_WORDS: Final = frozenset({"quit", "exit"})
-HELP_WORDS: Final = frozenset({"?", "help"})
+HELP_WORDS: Final = frozenset({"?", "help", "rules"})
+BOARD_WORDS: Final = frozenset({"board", "b"})
+SCORE_WORDS: Final = frozenset({"score", "scores"})
+UNDO_WORDS: Final = frozenset({"undo", "takeback"})
+COMMANDS_HELP: Final = (
+    "Also at any prompt: 'board' (the sky line with each card's worth to you, your cards, "
+    "the trick), 'score' (the standings), 'hint' (the AI's advice), 'undo' (take back "
+    "your last decision), 'rules' or '?' (this help), 'quit' (stop; the game is saved)."
+)
 MAX_ANSWER_CHARS: Final = 1000
 """Longest line read at a prompt; the rest of a longer line is skipped, not kept in memory."""
 
 
 class QuitGame(Exception):
     """A human typed ``quit``: stop now and save what was played."""
-
-
-def derived_seed(seed: int, label: str) -> int:
-    """A 63-bit seed derived from the game seed and a label (a seat, a decision)."""
-    return random.Random(f"{seed}:{label}").getrandbits(63)
 
 
 def seat_names(players: int, humans: Sequence[int]) -> list[str]:
@@ -90,124 +100,175 @@ def seat_names(players: int, humans: Sequence[int]) -> list[str]:
     ]
 
 
-def build_rules(
-    players: int, sides: str, star_option: StarOption, deck: str | None, first_seat: int
-) -> RulesConfig:
-    """The rules from command-line values; RulesError/DeckError name the bad one."""
-    return RulesConfig(
-        players=players,
-        sides=parse_sides(sides),
-        star_option=star_option,
-        deck=deck_from_arg(deck),
-        first_seat=first_seat,
+def moves_made(game: Game) -> int:
+    """Decisions taken so far in the game: allocations, bets and cards played."""
+    return sum(
+        sum(a is not None for a in log.allocations)
+        + sum(d is not None for d in log.declarations)
+        + sum(len(t.plays) for t in log.tricks)
+        for log in game.rounds
     )
-
-
-def make_agents(spec: str, seats: Sequence[int], seed: int) -> dict[int, Agent]:
-    """One AI agent per seat, each seeded from the game seed; its search budget within
-    the bounds of the command line's options."""
-    from csl_ai.agents import make_agent
-
-    agents = {seat: make_agent(spec, seed=derived_seed(seed, f"agent{seat}")) for seat in seats}
-    for agent in agents.values():
-        check_agent_budget(agent, "--ai")
-    return agents
-
-
-def search_hint(iterations: int, seed: int) -> HintFn:
-    """A hint function: a search of the human's observation with a fixed budget."""
-    counter = iter(range(1 << 62))
-
-    def hint(obs: Observation) -> SearchResult:
-        from csl_ai.search import SearchLimit, search
-
-        return search(
-            obs, SearchLimit(iterations=iterations, seed=derived_seed(seed, f"hint{next(counter)}"))
-        )
-
-    return hint
 
 
 @dataclass
 class PlaySession:
-    """One game in the terminal: the game, who sits where, and how to talk to the humans."""
+    """One game in the terminal: the table, the seats' names and how to talk to the humans."""
 
-    game: Game
-    agents: Mapping[int, Agent]
-    """The AI seats and their agents; every other seat is human."""
+    table: Table
     names: Sequence[str]
     console: Console
     ask: Ask
-    hint: HintFn | None = None
     auto_hint: bool = False
     """Show the hint before every human decision (``--hint``)."""
     view: GameView = field(init=False)
+    _decisions: list[tuple[int, Move, bool]] = field(init=False, default_factory=list)
+    """(seat, move, forced) of each human move this session made, for `undo`'s message."""
 
     def __post_init__(self) -> None:
-        self.view = GameView(self.console, self.names)
+        humans = sorted(self.table.humans)
+        lone = humans[0] if len(humans) == 1 else None
+        self.view = GameView(
+            self.console, self.names, line_view=None if lone is None else self._line_view(lone)
+        )
+
+    def _line_view(self, seat: int) -> Callable[[Game], Text]:
+        """A new round's sky line with each card's worth to seat (the lone human)."""
+
+        def line_view(game: Game) -> Text:
+            head = Text("worth to you now: ", style="dim")
+            return head + worth_line_text(game, seat, self.names)
+
+        return line_view
+
+    @property
+    def game(self) -> Game:
+        """The game as it stands (a takeback replaces it: read it afresh)."""
+        return self.table.game
 
     @property
     def humans(self) -> frozenset[int]:
         """The seats played by people."""
-        return frozenset(range(self.game.players)) - frozenset(self.agents)
+        return self.table.humans
 
     def run(self) -> None:
         """Play to the end; EOFError, KeyboardInterrupt or QuitGame stop it early."""
-        game = self.game
-        self.view.sync(game)
-        while not game.is_over:
-            seat = game.to_move
-            if seat in self.agents:
-                move = self._ai_move(seat)
-                game.apply(move, seat)
+        self.view.sync(self.game)
+        while not self.game.is_over:
+            seat = self.table.waiting_for
+            if seat is None:
+                self._ai_step()
             else:
-                self._human_move(seat)
-            self.view.sync(game)
+                self._human_turn(seat)
+            self.view.sync(self.game)
 
-    def _ai_move(self, seat: int) -> Move:
-        obs = self.game.observation(seat)
-        if self.console.is_terminal:
-            with self.console.status(f"{self.names[seat]} is thinking…"):
-                return self.agents[seat].act(obs)
-        return self.agents[seat].act(obs)
-
-    def _human_move(self, seat: int) -> None:
-        """Ask seat's human until a legal move is given, then apply it."""
+    def show_resumed(self) -> None:
+        """Where a resumed game stands: the round, its sky line and the standings."""
         game = self.game
-        phase = game.phase
-        obs = game.observation(seat)
+        self.view.rewind(game)
+        spec = game.rules.spec
+        self.console.print()
+        self.console.rule(
+            f"Resumed: round {game.round + 1} of {spec.rounds}, "
+            f"{moves_made(game)} moves already played",
+            align="left",
+        )
+        humans = sorted(self.humans)
+        if len(humans) == 1:
+            self.console.print(self._line_view(humans[0])(game))
+        else:
+            self.console.print(line_text(game, game.rounds[-1].line))
+        self.console.print(tallies_table(game, self.names, "Standings so far"))
+        wins = round_wins_text(game, self.names)
+        if wins is not None:
+            self.console.print(wins)
+
+    # --- the AI ---------------------------------------------------------------------------
+    def _ai_step(self) -> None:
+        seat = self.table.to_move
+        if self.console.is_terminal and seat is not None:
+            with self.console.status(f"{self.names[seat]} is thinking…"):
+                self.table.ai_step()
+        else:
+            self.table.ai_step()
+
+    # --- a human --------------------------------------------------------------------------
+    def _human_turn(self, seat: int) -> None:
+        """Ask seat's human until a legal move is given (or a takeback made), then apply it."""
+        phase = self.game.phase
         self._show_decision(seat, phase)
-        legal = game.legal_moves(seat) if phase is Phase.PLAY else []
-        if len(legal) == 1:
+        forced = self.table.forced_move()
+        if forced is not None:
             line = Text("  Only one legal card: ")
-            line.append_text(move_text(legal[0]))
+            line.append_text(move_text(forced))
             self.console.print(line + Text(", played for you."))
-            game.apply(legal[0], seat)
+            self._play(seat, forced, forced=True)
             return
         if self.auto_hint:
-            self._show_hint(obs)
+            self._show_hint(seat)
         prompt = self._prompt(seat, phase)
         while True:
             text = self.ask(prompt).strip()
             word = text.lower()
             if not text:
-                self.console.print("Type your move, or ? for help.")
-                continue
-            if word in HELP_WORDS:
+                self.console.print("Type your move, or ? for the rules and help.")
+            elif word in HELP_WORDS:
                 self._show_help(seat, phase)
-                continue
-            if word == "hint":
-                self._show_hint(obs)
-                continue
-            if word in QUIT_WORDS:
+            elif word == "hint":
+                self._show_hint(seat)
+            elif word in BOARD_WORDS:
+                self.show_board(seat)
+            elif word in SCORE_WORDS:
+                self.show_score()
+            elif word in UNDO_WORDS:
+                if self._undo():
+                    return
+            elif word in QUIT_WORDS:
                 raise QuitGame
-            try:
-                move = parse_move(text, phase.value, game.rules.spec.group_sizes)
-                game.apply(move, seat)
-            except CslError as e:
-                self.console.print(Text(f"Not accepted: {clip(str(e), 300)}", style="red"))
-                continue
-            return
+            else:
+                try:
+                    move = parse_move(text, phase.value, self.game.rules.spec.group_sizes)
+                    self._play(seat, move, forced=False)
+                except CslError as e:
+                    self.console.print(Text(f"Not accepted: {clip(str(e), 300)}", style="red"))
+                    continue
+                return
+
+    def _play(self, seat: int, move: Move, *, forced: bool) -> None:
+        self.table.play(move, seat)
+        self._decisions.append((seat, move, forced))
+
+    def _undo(self) -> bool:
+        """Take back the last human decision with a choice and every move after it; say
+        what was taken back, or why nothing was. True if the game moved back."""
+        before = moves_made(self.game)
+        seat = self.table.undo()
+        if seat is None:
+            self.console.print(
+                "Nothing to undo: no decision of yours has been made since the game "
+                "started or was resumed (cards you had to play are not decisions)."
+            )
+            return False
+        taken = None
+        while self._decisions:
+            s, move, forced = self._decisions.pop()
+            if not forced:
+                taken = (s, move)
+                break
+        self.view.rewind(self.game)
+        after = moves_made(self.game)
+        line = Text("Taken back: ")
+        if taken is not None:
+            who = "your" if len(self.humans) == 1 else f"{self.names[taken[0]]}'s"
+            line.append(f"{who} ")
+            line.append_text(move_text(taken[1]))
+        else:
+            line.append(f"{self.names[seat]}'s last decision")
+        others = before - after - 1
+        if others > 0:
+            line.append(f", and the {others} move{'s' if others != 1 else ''} made after it")
+        line.append(f". Round {self.game.round + 1}: {self.names[seat]} to decide again.")
+        self.console.print(line)
+        return True
 
     def _prompt(self, seat: int, phase: Phase) -> str:
         who = "" if len(self.humans) == 1 else f"{self.names[seat]}, "
@@ -224,26 +285,39 @@ class PlaySession:
         sizes = game.rules.spec.group_sizes
         who = "" if len(self.humans) == 1 else f"{self.names[seat]}: "
         if phase is Phase.ALLOCATE:
+            if len(self.humans) > 1:
+                head = Text(f"{who}sky line, worth to you now: ")
+                self.console.print(head + worth_line_text(game, seat, self.names))
             line = Text(f"{who}your hand ")
             line.append_text(cards_text(game.hand(seat)))
             line.append(f"; split it into piles of {', '.join(map(str, sizes))}, in group order")
             self.console.print(line)
             return
         if phase is Phase.WEATHER:
-            self.console.print(f"{who}your piles:")
-            groups = groups_of(log.line, sizes)
+            self.console.print(f"{who}your piles (sky cards with their worth to you now):")
+            worth = self._worths(seat)
+            groups = groups_of(tuple(range(len(log.line))), sizes)
             for g, (group, pile) in enumerate(
                 zip(groups, log.allocations[seat] or (), strict=True)
             ):
                 line = Text(f"  group {g + 1} (")
-                line.append_text(sky_cards_text([game.sky_cards[s] for s in group]))
+                for i, position in enumerate(group):
+                    if i:
+                        line.append("  ")
+                    line.append_text(sky_text(game.sky_cards[log.line[position]]))
+                    if worth[position] is not None:
+                        line.append(f" {worth[position]:+d}" if worth[position] else " 0")
                 line.append("): ")
                 self.console.print(line + cards_text(pile))
             return
         trick = game.current_trick
         core = game.core
-        line = Text(f"  {who}trick {core.line_pos + 1} for ")
-        line.append_text(sky_cards_text([game.sky_cards[log.line[core.line_pos]]]))
+        position = core.line_pos
+        line = Text(f"  {who}trick {position + 1} for ")
+        line.append_text(sky_text(game.sky_cards[log.line[position]]))
+        phrase = self._worth_phrases(seat)[position]
+        if phrase is not None:
+            line.append(f" ({phrase})", style="dim")
         if trick is None:
             line.append(", you lead")
         else:
@@ -253,8 +327,61 @@ class PlaySession:
         line.append_text(cards_text(game.piles(seat)[core.group]))
         self.console.print(line)
 
+    def _worths(self, seat: int) -> list[int | None]:
+        from csl_ai.explain import sky_worth
+
+        return sky_worth(self.game, seat)
+
+    def _worth_phrases(self, seat: int) -> list[str | None]:
+        from csl_ai.explain import sky_worth_text
+
+        return sky_worth_text(self.game, seat)
+
+    def show_board(self, seat: int) -> None:
+        """The round as seat sees it: the sky line with each card's worth to seat or its
+        winner, the bets, seat's hand or piles, and the trick on the table."""
+        game = self.game
+        log = game.rounds[-1]
+        spec = game.rules.spec
+        self.console.rule(
+            f"Round {game.round + 1} of {spec.rounds} (first lead: {self.names[log.first_player]})",
+            align="left",
+        )
+        self.console.print(worth_table(game, seat, self.names))
+        if all(d is not None for d in log.declarations):
+            declared = [self.names[s] for s in range(game.players) if log.declarations[s]]
+            self.console.print(
+                "Good weather declared by: " + (", ".join(declared) if declared else "nobody")
+            )
+        mine = "Your" if len(self.humans) == 1 else f"{self.names[seat]}'s"
+        if log.allocations[seat] is None:
+            self.console.print(Text(f"{mine} hand: ").append_text(cards_text(game.hand(seat))))
+        else:
+            piles = Text(" | ", style="dim").join(
+                cards_text(pile, empty="(played)") for pile in game.piles(seat)
+            )
+            self.console.print(Text(f"{mine} piles, cards left: ").append_text(piles))
+        trick = game.current_trick
+        if trick is not None:
+            on_table = trick_text(game, trick, self.names)
+            self.console.print(Text("On the table: ").append_text(on_table))
+        wins = round_wins_text(game, self.names)
+        if wins is not None:
+            self.console.print(wins)
+
+    def show_score(self) -> None:
+        """The standings so far, and what this round has given so far."""
+        game = self.game
+        self.console.print(tallies_table(game, self.names, f"Standings in round {game.round + 1}"))
+        wins = round_wins_text(game, self.names)
+        if wins is not None:
+            self.console.print(wins)
+
     def _show_help(self, seat: int, phase: Phase) -> None:
         game = self.game
+        print_rules(self.console, game.rules)
+        self.console.print()
+        self.console.print(Text("Now", style="bold underline"))
         sizes = game.rules.spec.group_sizes
         if phase is Phase.ALLOCATE:
             hand = cards_of(game.hand(seat))
@@ -281,37 +408,19 @@ class PlaySession:
                 f"Play one card of your pile for this group, e.g. {legal.split()[0]}.{rule} "
                 f"Legal now: {legal}"
             )
-        self.console.print("Also: 'hint' for the AI's advice, 'quit' to stop (the game is saved).")
+        self.console.print(COMMANDS_HELP)
 
-    def _show_hint(self, obs: Observation) -> None:
-        if self.hint is None:
-            self.console.print("No hint available in this session.")
-            return
-        result = self.hint(obs)
+    def _show_hint(self, seat: int) -> None:
+        result: SearchResult = self.table.hint(seat)
         best = result.moves[0]
         title = Text("AI suggests ")
         title.append_text(best_move_text(result))
-        title.append(f"  (win {percent(best.win_probability)}, {result.iterations} iterations)")
+        title.append(
+            f"  (win {percent(best.win_probability)}; {result.iterations:,} iterations at "
+            f"{self.table.hint_level_text()})"
+        )
         self.console.print(title)
         self.console.print(search_table(result, top=HINT_TOP))
-
-
-def default_record_path(now: datetime | None = None) -> Path:
-    """A new file in the current directory named by the time: ``csl-game-20250101-120000.json``."""
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    path = Path(f"csl-game-{stamp}.json")
-    n = 1
-    while os.path.lexists(path):
-        n += 1
-        path = Path(f"csl-game-{stamp}-{n}.json")
-    return path
-
-
-def save_game(game: Game, path: Path, agents: Sequence[str], meta: Mapping[str, object]) -> None:
-    """Write the game (finished or not) as a record."""
-    from csl_ai.records import game_to_record, save_record
-
-    save_record(game_to_record(game, agents=list(agents), meta=dict(meta)), path)
 
 
 def read_answer(stream: TextIO | None) -> str:
@@ -365,49 +474,115 @@ class PlayOptions:
     deck: str | None = None
     seed: int | None = None
     hint: bool = False
-    hint_iterations: int = 2000
     record: str | None = None
     first_seat: int = 0
+    resume: str | None = None
+    """A saved unfinished game to continue (its rules, seats and seed come from it)."""
+
+
+_GAME_OPTIONS: Final = {
+    "players": "--players", "humans": "--humans", "ai": "--ai", "sides": "--sides",
+    "star_option": "--star-option", "deck": "--deck", "seed": "--seed",
+    "first_seat": "--first-seat",
+}  # fmt: skip
+"""The options that set up a new game, which a resumed game takes from its record."""
+
+
+def new_table(options: PlayOptions) -> Table:
+    """The table of a new game for these options (RulesError, DeckError, CliInputError,
+    TableError and AgentSpecError name the bad option)."""
+    from csl_ai.rules import player_spec
+
+    player_spec(options.players)
+    humans = parse_seats(options.humans, options.players, "--humans")
+    table = Table.new(
+        TableOptions(
+            players=options.players,
+            humans=humans,
+            ai=options.ai,
+            sides=options.sides,
+            star_option=options.star_option,
+            deck=options.deck,
+            seed=options.seed,
+            first_seat=options.first_seat,
+        )
+    )
+    for agent in table.agents.values():
+        check_agent_budget(agent, "--ai")
+    return table
+
+
+def resume_table(path: Path) -> Table:
+    """The table of the unfinished game saved at path: InvalidRecordError for a broken
+    record, TableError for a finished one or one that does not say who sat where."""
+    from csl_ai.records import load_record
+
+    record = load_record(path)
+    try:
+        table = Table.resume(record)
+    except TableError as e:
+        raise TableError(f"--resume {path_label(path)}: {e}") from None
+    for agent in table.agents.values():
+        check_agent_budget(agent, f"--resume {path_label(path)}")
+    return table
 
 
 def new_session(options: PlayOptions, console: Console, ask: Ask) -> PlaySession:
     """The session `csl play` runs for these options (tests build the same one)."""
-    rules = build_rules(
-        options.players, options.sides, options.star_option, options.deck, options.first_seat
-    )
-    humans = parse_seats(options.humans, rules.players, "--humans")
-    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**63)
-    check_positive(options.hint_iterations, "--hint-iterations", MAX_ITERATIONS)
-    ai_seats = [s for s in range(rules.players) if s not in humans]
-    agents = make_agents(options.ai, ai_seats, seed) if ai_seats else {}
-    hint = search_hint(options.hint_iterations, seed) if humans else None
-    game = Game(rules, seed=seed)
+    if options.resume is not None:
+        given = [
+            flag
+            for f in fields(PlayOptions)
+            if (flag := _GAME_OPTIONS.get(f.name)) is not None
+            and getattr(options, f.name) != f.default
+        ]
+        if given:
+            raise CliInputError(
+                f"--resume: the game's rules, seats and seed come from the record; "
+                f"leave out {', '.join(given)}"
+            )
+        table = resume_table(Path(options.resume))
+    else:
+        table = new_table(options)
     return PlaySession(
-        game=game,
-        agents=agents,
-        names=seat_names(rules.players, humans),
+        table=table,
+        names=seat_names(table.game.players, sorted(table.humans)),
         console=console,
         ask=ask,
-        hint=hint,
         auto_hint=options.hint,
     )
 
 
-def check_writable(path: Path) -> None:
+def check_writable(path: Path, option: str = "--record") -> None:
     """Check now, before a game is played, that path can be written: CliInputError for a
     path that names no file in an existing folder, UnsafeOutputError for one naming
     something that is not a regular file (a FIFO, a symbolic link, a device such as
     /dev/null: never replaced), both bad input (exit 2); OutputWriteError for one the
     system will not let us write (a failure, exit 1)."""
     folder = path.parent if str(path.parent) else Path(".")
-    label = f"--record: {path_label(path)}"
+    label = f"{option}: {path_label(path)}"
     if non_regular_kind(path) == "a directory":
         raise CliInputError(f"{label} is a directory")
     check_output_path(path, label)
     if not folder.is_dir():
-        raise CliInputError(f"--record: folder {path_label(folder)} does not exist")
+        raise CliInputError(f"{option}: folder {path_label(folder)} does not exist")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise OutputWriteError(f"cannot write record file {path_label(path)}: permission denied")
+
+
+def _seats_text(table: Table) -> str:
+    """``Humans at seats 0; heuristic at seats 1, 2``: who sits where."""
+    by_spec: dict[str, list[int]] = {}
+    for seat, spec in enumerate(table.specs):
+        by_spec.setdefault("Humans" if spec == HUMAN else spec, []).append(seat)
+    if HUMAN not in table.specs:
+        by_spec = {"Humans": [], **by_spec}
+    parts = [
+        f"{who} at seat{'s' if len(seats) != 1 else ''} "
+        + (", ".join(map(str, seats)) if seats else "none")
+        for who, seats in by_spec.items()
+    ]
+    return "; ".join(parts)
 
 
 def play_command(options: PlayOptions, console: Console) -> int:
@@ -417,15 +592,26 @@ def play_command(options: PlayOptions, console: Console) -> int:
     once the game is over (it is in the record too).
 
     The record is saved however the game ends: finished, quit, Ctrl-C, end of input, or
-    an error (which is then raised again).
+    an error (which is then raised again). A resumed game is saved back to its file
+    unless --record names another.
     """
-    record_path = Path(options.record) if options.record else default_record_path()
-    check_writable(record_path)
+    from csl_ai.records import new_record_path
+
+    given_path: Path | None = None
+    if options.record:
+        given_path = Path(options.record)
+        check_writable(given_path)
     session = new_session(options, console, console_ask(console))
-    agents = [HUMAN if s in session.humans else options.ai for s in range(session.game.players)]
-    rules = session.game.rules
-    ai_seats = ", ".join(str(s) for s in sorted(session.agents)) or "none"
-    human_seats = ", ".join(str(s) for s in sorted(session.humans)) or "none"
+    table = session.table
+    if given_path is not None:
+        record_path = given_path
+    elif options.resume is not None:
+        record_path = Path(options.resume)
+        check_writable(record_path, "--resume")
+    else:
+        record_path = new_record_path()
+        check_writable(record_path)
+    rules = table.game.rules
     given_seed = f", seed {options.seed}" if options.seed is not None else ""
     console.print(
         f"Candy Spiders Leopards: {rules.players} players{given_seed}, "
@@ -433,10 +619,13 @@ def play_command(options: PlayOptions, console: Console) -> int:
         soft_wrap=True,
     )
     console.print(
-        f"Humans at seats {human_seats}; {options.ai} at seats {ai_seats}. "
-        "Type ? at a prompt for help."
+        f"{_seats_text(table)}. Type ? at a prompt for the rules and help.", soft_wrap=True
     )
+    console.print(f"The game is saved to {record_path}", soft_wrap=True)
+    if options.resume is not None:
+        session.show_resumed()
     code, status = EXIT_FAILURE, "failed"
+    meta: dict[str, Any] = {"program": "csl play"}
     try:
         session.run()
         code, status = EXIT_OK, "finished"
@@ -449,10 +638,12 @@ def play_command(options: PlayOptions, console: Console) -> int:
     except QuitGame:
         code, status = EXIT_OK, "quit"
     finally:
-        meta = {"program": "csl play", "humans": sorted(session.humans), "status": status}
-        save_game(session.game, record_path, agents, meta)
-        state = "game" if session.game.is_over else "unfinished game"
+        game = session.game
+        session.table.save(record_path, {**meta, "status": status})
+        state = "game" if game.is_over else "unfinished game"
         console.print(f"Saved the {state} to {record_path}", soft_wrap=True)
-        if session.game.is_over and options.seed is None:
-            console.print(f"This deal again: --seed {session.game.seed}", soft_wrap=True)
+        if not game.is_over:
+            console.print(f"Continue it with: csl play --resume {record_path}", soft_wrap=True)
+        elif options.seed is None:
+            console.print(f"This deal again: --seed {game.seed}", soft_wrap=True)
     return code

@@ -8,7 +8,7 @@ same view narrates a live game (`csl play`) and a replayed record (`csl replay`)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
@@ -17,7 +17,7 @@ from rich.text import Text
 
 from csl_ai.game import Phase
 from csl_ai.notation import card_colour, card_str, cards_of, sky_str
-from csl_ai.rules import Kind, SkyCard
+from csl_ai.rules import Kind, RulesConfig, SkyCard
 
 if TYPE_CHECKING:
     from csl_ai.game import Game, Observation, RoundLog, ScoreLine, Trick
@@ -84,27 +84,61 @@ def line_text(game: Game, line: Sequence[int]) -> Text:
     return out
 
 
-def tallies_table(game: Game, names: Sequence[str], title: str) -> Table:
-    """Each seat's face-up elements, face-down cards, good weather cards and points so far."""
+SCORE_HEADERS: Final = ("candy", "spider", "leopard", "star", "good weather", "face down")
+"""The point columns of every score table, in `ScoreLine` order (then ``total``)."""
+COUNTS_CAPTION: Final = (
+    "points (count): face-up elements of the kind, good weather cards, face-down cards"
+)
+
+
+def tally_counts(game: Game) -> list[tuple[int, ...]]:
+    """Per seat, what each score column counts: face-up elements by kind, good weather
+    cards, face-down cards (cards won in a round in play count from its end)."""
     core = game.core
+    return [
+        (*core.elements[seat], core.good_weather[seat], core.facedown_cards[seat])
+        for seat in range(game.players)
+    ]
+
+
+def _score_table(
+    title: str,
+    names: Sequence[str],
+    lines: Sequence[ScoreLine],
+    counts: Sequence[Sequence[int]] | None,
+    winners: Sequence[int] = (),
+) -> Table:
+    """The one layout of standings and final scores: points by column and the total; with
+    counts, each cell reads ``points (count)``."""
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("seat")
-    for kind in Kind:
-        table.add_column(kind.text, justify="right", style=SKY_STYLES[kind])
-    table.add_column("face down", justify="right")
-    table.add_column("good weather", justify="right")
-    table.add_column("points", justify="right", style="bold")
-    scores = game.scores()
-    for seat in range(game.players):
-        elements = core.elements[seat]
+    for kind, header in zip(Kind, SCORE_HEADERS, strict=False):
+        table.add_column(header, justify="right", style=SKY_STYLES[kind])
+    for header in SCORE_HEADERS[len(Kind) :]:
+        table.add_column(header, justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for seat, line in enumerate(lines):
+        points = (line.candy, line.spider, line.leopard, line.star, line.good_weather,
+                  line.face_down)  # fmt: skip
+        if counts is None:
+            cells = [str(p) for p in points]
+        else:
+            cells = [f"{p} ({n})" for p, n in zip(points, counts[seat], strict=True)]
         table.add_row(
-            names[seat],
-            *(str(n) for n in elements),
-            str(core.facedown_cards[seat]),
-            str(core.good_weather[seat]),
-            str(scores[seat].total),
+            Text(names[seat], style="bold green" if seat in winners else ""),
+            *cells,
+            str(line.total),
         )
+    if counts is not None:
+        table.caption = COUNTS_CAPTION
+        table.caption_justify = "left"
     return table
+
+
+def tallies_table(game: Game, names: Sequence[str], title: str) -> Table:
+    """The standings as they are: each seat's points by column (with what each column
+    counts) and total, in the layout of `scores_table`."""
+    return _score_table(title, names, game.scores(), tally_counts(game))
 
 
 def scores_table(
@@ -112,37 +146,118 @@ def scores_table(
     winners: Sequence[int],
     names: Sequence[str],
     outright: int | None = None,
+    *,
+    game: Game | None = None,
 ) -> Table:
-    """The final scores kind by kind, winners in green and named under the table."""
-    table = Table(title="Final scores", title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("seat")
-    for kind in Kind:
-        table.add_column(kind.text, justify="right", style=SKY_STYLES[kind])
-    table.add_column("weather", justify="right")
-    table.add_column("face-down", justify="right")
-    table.add_column("total", justify="right", style="bold")
-    for seat, line in enumerate(scores):
-        table.add_row(
-            Text(names[seat], style="bold green" if seat in winners else ""),
-            str(line.candy),
-            str(line.spider),
-            str(line.leopard),
-            str(line.star),
-            str(line.good_weather),
-            str(line.face_down),
-            str(line.total),
-        )
+    """The final scores in the layout of `tallies_table`, winners in green and named under
+    the table; with the finished game, each cell also shows what it counts."""
+    table = _score_table(
+        "Final scores", names, scores, None if game is None else tally_counts(game), winners
+    )
     if outright is not None:
-        table.caption = (
+        result = (
             f"{names[outright]} {verb(names[outright], 'win')} outright with all 3 shooting stars"
         )
     elif len(winners) == 1:
-        table.caption = f"{names[winners[0]]} {verb(names[winners[0]], 'win')}"
+        result = f"{names[winners[0]]} {verb(names[winners[0]], 'win')}"
     else:
-        table.caption = "Shared win: " + ", ".join(names[s] for s in winners)
+        result = "Shared win: " + ", ".join(names[s] for s in winners)
+    caption = Text(result, style="bold green")
+    if table.caption:
+        caption.append(f"\n{table.caption}", style="default")
+    table.caption = caption
     table.caption_justify = "left"
-    table.caption_style = "bold green"
     return table
+
+
+def round_wins_text(game: Game, names: Sequence[str]) -> Text | None:
+    """The sky cards won so far in the round in play (settled at its end), or None
+    outside the trick phase."""
+    if game.is_over or game.phase is not Phase.PLAY:
+        return None
+    log = game.rounds[-1]
+    out = Text("Won this round so far (counted when the round ends): ")
+    parts = []
+    for seat in range(game.players):
+        won = [game.sky_cards[t.sky] for t in log.tricks if t.winner == seat and t.sky is not None]
+        part = Text(f"{names[seat]} ")
+        part.append_text(sky_cards_text(won, empty="nothing"))
+        if log.declarations[seat]:
+            part.append(" (good weather bet)", style="dim")
+        parts.append(part)
+    return out + Text("; ").join(parts)
+
+
+def worth_line_text(game: Game, seat: int, names: Sequence[str]) -> Text:
+    """The current round's sky line by groups, each card followed by its worth to seat
+    now (``S2 +10``) or, once won, by its winner."""
+    from csl_ai.explain import sky_worth
+
+    log = game.rounds[-1]
+    worth = sky_worth(game, seat)
+    winners = {t.index: t.winner for t in log.tricks if t.complete}
+    out = Text()
+    position = 0
+    for g, group in enumerate(groups_of(log.line, game.rules.spec.group_sizes)):
+        if g:
+            out.append("   ")
+        out.append(f"group {g + 1}: ", style="dim")
+        for i, sky in enumerate(group):
+            if i:
+                out.append("  ")
+            out.append_text(sky_text(game.sky_cards[sky]))
+            value = worth[position]
+            if value is not None:
+                out.append(f" {value:+d}" if value else " 0", style=_worth_style(value))
+            elif position in winners and winners[position] is not None:
+                out.append(f" ({names[winners[position]]})", style="dim")
+            position += 1
+    return out
+
+
+def _worth_style(value: int) -> str:
+    return "green" if value > 0 else "red" if value < 0 else "dim"
+
+
+def worth_table(game: Game, seat: int, names: Sequence[str]) -> Table:
+    """The current round's sky line card by card: its group, what it is worth to seat now
+    (`csl_ai.explain.sky_worth_text`) or who won it."""
+    from csl_ai.explain import sky_worth, sky_worth_text
+
+    log = game.rounds[-1]
+    values = sky_worth(game, seat)
+    phrases = sky_worth_text(game, seat)
+    winners = {t.index: t.winner for t in log.tricks if t.complete}
+    sizes = game.rules.spec.group_sizes
+    group_of = [g for g, size in enumerate(sizes) for _ in range(size)]
+    table = Table(show_edge=False, pad_edge=False, box=None)
+    table.add_column("trick", justify="right", style="dim")
+    table.add_column("group", justify="right", style="dim")
+    table.add_column("sky")
+    table.add_column("worth to you now (if the round ended with it yours)")
+    for position, sky in enumerate(log.line):
+        phrase, value = phrases[position], values[position]
+        if phrase is None or value is None:
+            winner = winners.get(position)
+            cell = Text(f"won by {names[winner]}" if winner is not None else "won", style="dim")
+        else:
+            cell = Text(phrase, style=_worth_style(value))
+        table.add_row(
+            str(position + 1), str(group_of[position] + 1), sky_text(game.sky_cards[sky]), cell
+        )
+    return table
+
+
+def print_rules(console: Console, rules: RulesConfig) -> None:
+    """The rules for these rules options (`csl_ai.explain.rules_sections`), heading by heading."""
+    from csl_ai.explain import rules_sections
+
+    for i, (heading, body) in enumerate(rules_sections(rules)):
+        if i:
+            console.print()
+        console.print(Text(heading, style="bold underline"))
+        for paragraph in body.split("\n"):
+            console.print(Text(paragraph))
 
 
 def trick_text(game: Game, trick: Trick, names: Sequence[str]) -> Text:
@@ -291,11 +406,18 @@ class GameView:
     """
 
     def __init__(
-        self, console: Console, names: Sequence[str], private: frozenset[int] = frozenset()
+        self,
+        console: Console,
+        names: Sequence[str],
+        private: frozenset[int] = frozenset(),
+        line_view: Callable[[Game], Text] | None = None,
     ) -> None:
         self.console = console
         self.names = list(names)
         self.private = private
+        self.line_view = line_view
+        """How a new round's sky line is shown (default `line_text`; `csl play` adds each
+        card's worth to its lone human)."""
         self._started = 0
         self._finished = 0
         self._tricks = 0
@@ -317,8 +439,18 @@ class GameView:
             result = game.result()
             self.console.print()
             self.console.print(
-                scores_table(result.scores, result.winners, self.names, result.outright)
+                scores_table(result.scores, result.winners, self.names, result.outright, game=game)
             )
+
+    def rewind(self, game: Game) -> None:
+        """Take game's state as already told, printing nothing: after a takeback (which
+        moves the game back) or when a saved game is resumed."""
+        self._started = len(game.rounds)
+        self._finished = sum(1 for index in range(len(game.rounds)) if _round_finished(game, index))
+        log = game.rounds[-1] if game.rounds else None
+        self._tricks = sum(1 for t in log.tricks if t.complete) if log is not None else 0
+        self._declared = log is not None and all(d is not None for d in log.declarations)
+        self._over = game.is_over
 
     def _start_round(self, game: Game, index: int) -> None:
         log = game.rounds[index]
@@ -331,7 +463,10 @@ class GameView:
             f"Round {index + 1} of {spec.rounds} (first lead: {self.names[log.first_player]})",
             align="left",
         )
-        self.console.print(line_text(game, log.line))
+        if self.line_view is not None and index == len(game.rounds) - 1:
+            self.console.print(self.line_view(game))
+        else:
+            self.console.print(line_text(game, log.line))
         for seat in sorted(self.private):
             hand = log.hands[seat]
             if hand is not None:
@@ -366,7 +501,8 @@ class GameView:
         for line in round_summary(game, log, self.names):
             self.console.print(Text("  ") + line)
         if not game.is_over:
-            self.console.print(tallies_table(game, self.names, "Standings"))
+            title = f"Standings after round {index + 1}"
+            self.console.print(tallies_table(game, self.names, title))
 
 
 def _round_finished(game: Game, index: int) -> bool:

@@ -1,90 +1,44 @@
 """`csl replay` and `csl analyze`: walk a recorded game decision by decision.
 
 A record is first checked in full by `csl_ai.records.replay_record` (which names the
-first illegal step). `Replayer` then re-enacts the checked game from its deals on a fresh
-`Game`, stopping before each decision so a view can narrate it or the engine can judge
-it from the deciding seat's observation at that moment.
+first illegal step). `csl_ai.analysis.Replayer` then re-enacts the checked game from its
+deals on a fresh `Game`, stopping before each decision so a view can narrate it; the
+analysis itself (`csl_ai.analysis.analyze_game`) judges each decision, and this module
+renders its reports.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from csl_ai.analysis import (
+    RECHECK_FACTOR,
+    Decision,
+    DecisionReport,
+    Interval,
+    Replayer,
+    analyze_game,
+    summary_rows,
+)
 from csl_ai.cli.common import CliInputError
-from csl_ai.cli.render import GameView, move_text, percent, scores_table, tallies_table
-from csl_ai.game import Game, Phase
-from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
-
-if TYPE_CHECKING:
-    from csl_ai.search import SearchResult
-
-DEFAULT_THRESHOLD: Final = 0.05
-"""A decision losing at least this much win probability is reported as a blunder."""
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One recorded decision, seen before it is applied to `Replayer.game`."""
-
-    round: int
-    trick: int | None
-    """Line position of the trick (0-based) for a card play, else None."""
-    seat: int
-    move: Move
-
-    @property
-    def phase(self) -> Phase:
-        if isinstance(self.move, Allocate):
-            return Phase.ALLOCATE
-        if isinstance(self.move, Declare):
-            return Phase.WEATHER
-        return Phase.PLAY
-
-    @property
-    def where(self) -> str:
-        """Short label: ``r2 piles``, ``r2 weather``, ``r2 t5``."""
-        if self.trick is not None:
-            return f"r{self.round + 1} t{self.trick + 1}"
-        return f"r{self.round + 1} {'piles' if self.phase is Phase.ALLOCATE else 'weather'}"
-
-
-class Replayer:
-    """Re-enacts a checked game: iterate to get each decision before it is applied."""
-
-    def __init__(self, reference: Game) -> None:
-        self.reference = reference
-        self.game = Game(
-            reference.rules,
-            seed=reference.seed,
-            sky_order=reference.core.sky_order,
-            auto_deal=False,
-        )
-
-    def __iter__(self) -> Iterator[Decision]:
-        game = self.game
-        for r, log in enumerate(self.reference.rounds):
-            hands = [h if h is not None else 0 for h in log.hands]
-            game.deal(hands, log.set_aside or 0)
-            for seat, piles in enumerate(log.allocations):
-                if piles is not None:
-                    yield Decision(r, None, seat, Allocate(piles))
-                    game.apply(Allocate(piles), seat)
-            for seat, good in enumerate(log.declarations):
-                if good is not None:
-                    yield Decision(r, None, seat, Declare(good))
-                    game.apply(Declare(good), seat)
-            for trick in log.tricks:
-                for seat, card in trick.plays:
-                    yield Decision(r, trick.index, seat, Play(card))
-                    game.apply(Play(card), seat)
-
+from csl_ai.cli.render import (
+    GameView,
+    line_text,
+    move_text,
+    percent,
+    position_text,
+    scores_table,
+    sky_text,
+    tallies_table,
+)
+from csl_ai.game import Game
+from csl_ai.moves import Allocate
 
 def load_checked(path: str) -> tuple[dict[str, Any], Game]:
     """A record read and re-checked step by step (InvalidRecordError names the bad step)."""
@@ -144,142 +98,7 @@ def replay_command(path: str, console: Console, summary: bool) -> None:
         console.print(tallies_table(game, names, "Standings when the record stops"))
 
 
-@dataclass(frozen=True)
-class DecisionReport:
-    """The engine's verdict on one recorded decision."""
-
-    decision: Decision
-    engine: Move | None
-    """The engine's choice (None when the move was forced)."""
-    played_win: float | None
-    """Win probability of the played move (None: forced, or not estimated)."""
-    best_win: float | None
-    loss: float | None
-    """best_win - played_win, at least 0; None when it could not be estimated."""
-    candidates: int
-    """Legal moves at this decision."""
-    evaluated: int
-    """Candidates the search gave statistics for."""
-    estimated: bool = False
-    """True when played_win comes from the seat's next decision (see `analyze_game`)."""
-
-    @property
-    def forced(self) -> bool:
-        return self.candidates == 1
-
-    def to_json(self) -> dict[str, Any]:
-        d = self.decision
-        return {
-            "round": d.round,
-            "trick": d.trick,
-            "seat": d.seat,
-            "phase": d.phase.value,
-            "played": move_to_json(d.move),
-            "engine": move_to_json(self.engine) if self.engine is not None else None,
-            "played_win_probability": self.played_win,
-            "best_win_probability": self.best_win,
-            "loss": self.loss,
-            "forced": self.forced,
-            "estimated": self.estimated,
-            "candidates": self.candidates,
-            "evaluated": self.evaluated,
-        }
-
-
-def judge(decision: Decision, candidates: int, result: SearchResult | None) -> DecisionReport:
-    """Compare the played move with the search result at that decision."""
-    if result is None:
-        return DecisionReport(decision, None, None, None, None, candidates, 0)
-    best = result.moves[0]
-    played = next((m for m in result.moves if m.move == decision.move), None)
-    played_win = played.win_probability if played is not None else None
-    loss = max(0.0, best.win_probability - played_win) if played_win is not None else None
-    return DecisionReport(
-        decision,
-        result.best_move,
-        played_win,
-        best.win_probability,
-        loss,
-        candidates,
-        len(result.moves),
-    )
-
-
-def with_played_estimate(report: DecisionReport, played_win: float) -> DecisionReport:
-    """The report of an unevaluated allocation, its played value estimated elsewhere."""
-    assert report.best_win is not None
-    return replace(
-        report, played_win=played_win, loss=max(0.0, report.best_win - played_win), estimated=True
-    )
-
-
-def analyze_game(
-    reference: Game,
-    seats: Sequence[int],
-    iterations: int,
-    threads: int,
-    seed: int,
-    progress: Console | None = None,
-) -> list[DecisionReport]:
-    """Judge every decision of the given seats by a search from its observation.
-
-    Progressive widening leaves most of the 1680 allocations of a 2- or 4-player hand
-    unsearched. When the played allocation is among them, its value is estimated by the
-    seat's weather decision that follows: that search starts from the same knowledge
-    (others' piles are hidden either way) with the played piles fixed, and its best
-    weather answer's win probability stands for the allocation's.
-    """
-    from csl_ai.cli.play import derived_seed
-    from csl_ai.search import SearchLimit, search
-
-    reports: list[DecisionReport] = []
-    unevaluated: dict[tuple[int, int], int] = {}
-    replayer = Replayer(reference)
-    for n, decision in enumerate(replayer):
-        if decision.seat not in seats:
-            continue
-        game = replayer.game
-        candidates = len(game.legal_moves(decision.seat))
-        result = None
-        if candidates > 1:
-            if progress is not None:
-                progress.print(f"analysing {decision.where} seat {decision.seat}", end="\r")
-            limit = SearchLimit(
-                iterations=iterations, threads=threads, seed=derived_seed(seed, f"analysis{n}")
-            )
-            result = search(game.observation(decision.seat), limit)
-        report = judge(decision, candidates, result)
-        key = (decision.round, decision.seat)
-        if decision.phase is Phase.ALLOCATE and report.loss is None and not report.forced:
-            unevaluated[key] = len(reports)
-        elif decision.phase is Phase.WEATHER and key in unevaluated and result is not None:
-            index = unevaluated.pop(key)
-            reports[index] = with_played_estimate(
-                reports[index], max(m.win_probability for m in result.moves)
-            )
-        reports.append(report)
-    return reports
-
-
-def summary_rows(
-    reports: Sequence[DecisionReport], seats: Sequence[int], threshold: float
-) -> list[dict[str, Any]]:
-    """Per seat: decisions judged, mean and total loss, blunders."""
-    rows = []
-    for seat in seats:
-        mine = [r for r in reports if r.decision.seat == seat]
-        losses = [r.loss for r in mine if r.loss is not None]
-        rows.append(
-            {
-                "seat": seat,
-                "decisions": len(mine),
-                "evaluated": len(losses),
-                "total_loss": sum(losses),
-                "mean_loss": sum(losses) / len(losses) if losses else None,
-                "blunders": sum(1 for loss in losses if loss >= threshold),
-            }
-        )
-    return rows
+VERDICT_STYLES = {"blunder": "bold red", "close": "yellow", "ok": "", "forced": "dim", "n/a": "dim"}
 
 
 def _moves_cell(report: DecisionReport) -> Text:
@@ -293,21 +112,62 @@ def _moves_cell(report: DecisionReport) -> Text:
     return played + Text(joint) + move_text(report.engine)
 
 
-def _loss_cell(report: DecisionReport, threshold: float) -> Text:
-    if report.forced:
-        return Text("forced", style="dim")
+def _win_cell(win: float | None, interval: Interval | None) -> str:
+    """``37.6% ±2.0`` (the larger side of the 95% interval, in points), ``-`` if unknown."""
+    if win is None:
+        return "-"
+    if interval is None:
+        return percent(win) + " ±?"
+    half = max(win - interval[0], interval[1] - win)
+    return f"{percent(win)} ±{100 * half:.1f}"
+
+
+def _loss_cell(report: DecisionReport) -> str:
     if report.loss is None:
-        return Text("n/a", style="dim")
-    text = percent(report.loss) + ("~" if report.estimated else "")
-    if report.loss >= threshold:
-        return Text(text + " !", style="bold red")
-    return Text(text)
+        return "-"
+    return percent(report.loss) + ("~" if report.estimated else "")
+
+
+def _verdict_cell(report: DecisionReport) -> Text:
+    return Text(
+        report.verdict + ("*" if report.rechecked else ""), style=VERDICT_STYLES[report.verdict]
+    )
+
+
+def table_contexts(reference: Game, decisions: set[Decision]) -> dict[Decision, Text]:
+    """What was on the table at each of these decisions: the hand or piles and the sky
+    line (allocations, bets), the pile, the trick so far and the sky card at stake (plays)."""
+    contexts: dict[Decision, Text] = {}
+    replayer = Replayer(reference)
+    for decision in replayer:
+        if decision not in decisions:
+            continue
+        game = replayer.game
+        text = position_text(game.observation(decision.seat))
+        log = game.rounds[decision.round]
+        if decision.trick is None:
+            text.append("; sky ")
+            text.append_text(line_text(game, log.line))
+        else:
+            trick = log.tricks[-1] if log.tricks else None
+            if trick is None or trick.complete or not trick.plays:
+                text.append("; to lead")
+            text.append("; sky card ")
+            text.append_text(sky_text(game.sky_cards[log.line[decision.trick]]))
+        contexts[decision] = text
+    return contexts
+
+
+def budget_text(level: str | None, iterations: int) -> str:
+    """``level normal, 10,000 iterations`` (or ``12,000 iterations`` without a level)."""
+    return (f"level {level}, " if level is not None else "") + f"{iterations:,} iterations"
 
 
 def analyze_command(
     path: str,
     console: Console,
     seat: int | None,
+    level: str | None,
     iterations: int,
     threads: int,
     seed: int,
@@ -315,7 +175,10 @@ def analyze_command(
     as_json: bool,
     show_all: bool,
 ) -> None:
-    """Run `csl analyze`: the blunder report of one seat (or all seats) of a record."""
+    """Run `csl analyze`: the blunder report of one seat (or all seats) of a record.
+
+    level names the budget (None when --iterations set it); iterations is that budget.
+    """
     record, reference = load_checked(path)
     players = reference.players
     if seat is not None and not 0 <= seat < players:
@@ -323,15 +186,27 @@ def analyze_command(
             f"--seat: seat {seat} is not in this {players}-player game (seats 0..{players - 1})"
         )
     seats = [seat] if seat is not None else list(range(players))
-    progress = console if console.is_terminal and not as_json else None
-    reports = analyze_game(reference, seats, iterations, threads, seed, progress)
-    rows = summary_rows(reports, seats, threshold)
+
+    def show_progress(index: int, total: int, decision: Decision) -> None:
+        console.print(
+            f"analysing {decision.where} seat {decision.seat} ({index + 1}/{total})", end="\r"
+        )
+
+    live = console.is_terminal and not as_json
+    reports = analyze_game(
+        reference, seats, iterations, threads, seed, show_progress if live else None, threshold
+    )
+    if live:
+        console.print(" " * (console.width - 1), end="\r")
+    rows = summary_rows(reports, seats)
     if as_json:
         print(
             json.dumps(
                 {
                     "record": path,
+                    "level": level,
                     "iterations": iterations,
+                    "recheck_iterations": RECHECK_FACTOR * iterations,
                     "seed": seed,
                     "threshold": threshold,
                     "decisions": [r.to_json() for r in reports],
@@ -341,39 +216,57 @@ def analyze_command(
             )
         )
         return
-    agents = record_agents(record, players)
-    names = [
-        f"{label} ({agents[s]})" if agents else label
-        for s, label in enumerate(seat_labels(players))
-    ]
     console.print(
-        f"Analysis of {path}, {iterations} search iterations per decision. win: the played move's "
-        "win probability, best: the engine's choice's; ! marks a blunder "
-        f"(loss of {percent(threshold)} "
-        "or more), ~ an allocation valued by the weather search that follows it.",
-        soft_wrap=False,
+        f"Analysis of {path} at {budget_text(level, iterations)} a decision. "
+        "win, best: the win probability of the played move and of the engine's choice, "
+        f"± its 95% interval. blunder: loses {percent(threshold)} or more, intervals apart; "
+        "close: loses as much, intervals overlap even after a second search "
+        f"(*: {RECHECK_FACTOR * iterations:,} iterations); "
+        "~: an allocation valued by the weather search after it.",
     )
-    table = Table(box=None, title_justify="left", pad_edge=False, header_style="bold")
-    for column in ("when", "seat", "played → engine", "win", "best", "loss"):
+    names = seat_labels(players)
+    agents = record_agents(record, players)
+    if agents is not None:
+        console.print(
+            "Players: " + ", ".join(f"{names[s]} {agents[s]}" for s in seats), soft_wrap=True
+        )
+    listed = [r for r in reports if show_all or r.flagged]
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("when", "seat", "played → engine", "win", "best", "loss", "verdict"):
         table.add_column(column, justify="right" if column in ("win", "best", "loss") else "left")
-    for report in reports:
-        blunder = report.loss is not None and report.loss >= threshold
-        if not (show_all or blunder):
-            continue
+    for report in listed:
         table.add_row(
             report.decision.where,
             str(report.decision.seat),
             _moves_cell(report),
-            percent(report.played_win) if report.played_win is not None else "-",
-            percent(report.best_win) if report.best_win is not None else "-",
-            _loss_cell(report, threshold),
+            _win_cell(report.played_win, report.played_ci),
+            _win_cell(report.best_win, report.best_ci),
+            _loss_cell(report),
+            _verdict_cell(report),
         )
-    if table.row_count:
+    if listed:
         console.print(table)
     else:
-        console.print("No blunders found.")
+        console.print("No blunders or close calls found.")
+    flagged = [r for r in reports if r.flagged]
+    if flagged:
+        contexts = table_contexts(reference, {r.decision for r in flagged})
+        context = Table(
+            title="On the table at each blunder and close call",
+            title_justify="left",
+            box=None,
+            pad_edge=False,
+            header_style="bold",
+        )
+        for column in ("when", "seat", "hand, piles or pile; trick so far; sky"):
+            context.add_column(column)
+        for report in flagged:
+            context.add_row(
+                report.decision.where, str(report.decision.seat), contexts[report.decision]
+            )
+        console.print(context)
     summary = Table(title="Summary", title_justify="left", show_edge=False, pad_edge=False)
-    for column in ("seat", "decisions", "judged", "mean loss", "total loss", "blunders"):
+    for column in ("seat", "decisions", "judged", "mean loss", "total loss", "blunders", "close"):
         summary.add_column(column, justify="left" if column == "seat" else "right")
     for row in rows:
         summary.add_row(
@@ -383,5 +276,6 @@ def analyze_command(
             percent(row["mean_loss"]) if row["mean_loss"] is not None else "-",
             percent(row["total_loss"]),
             str(row["blunders"]),
+            str(row["close"]),
         )
     console.print(summary)
