@@ -1,8 +1,10 @@
 """Build the Cython core (csrc/) into the extension module csl_ai._core.
 
 CSL_DEBUG=1 turns bounds checks back on for a debug build. The core is compiled for the
-building machine's CPU (-march=native: popcnt and BMI2 pdep matter in the hot loop);
-CSL_PORTABLE=1 builds a generic binary for a wheel that must run elsewhere.
+building machine's CPU (-march=native: popcnt and BMI2 pdep matter in the hot loop),
+without fused multiply-adds (-ffp-contract=off), so a seeded search gives the same answer
+on machines with and without FMA; CSL_PORTABLE=1 builds a generic binary for a wheel that
+must run elsewhere.
 """
 import os
 
@@ -22,9 +24,9 @@ directives = {
 if debug:
     compile_args = ["-O0", "-g"]
 elif os.environ.get("CSL_PORTABLE") == "1":
-    compile_args = ["-O3", "-fno-strict-aliasing"]
+    compile_args = ["-O3", "-fno-strict-aliasing", "-ffp-contract=off"]
 else:
-    compile_args = ["-O3", "-fno-strict-aliasing", "-march=native"]
+    compile_args = ["-O3", "-fno-strict-aliasing", "-ffp-contract=off", "-march=native"]
 
 extensions = [
     Extension(
