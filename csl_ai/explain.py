@@ -1,9 +1,10 @@
 """The rules and the stakes in words: what a player reads in `csl rules`, at a ``?`` prompt,
 and beside each sky card of the line.
 
-Nothing here draws: `rules_sections` returns (heading, plain text) pairs and
+Nothing here draws: `rules_sections` returns (heading, plain text) pairs,
+`scoring_cards` the scoring cards in play as data (words and point tables) and
 `sky_worth_text` short phrases, so the terminal (`csl play`, `csl rules`) and the browser
-(`csl serve`) print the same words. The numbers in them come from the engine's own
+(`csl serve`) show the same words and numbers. Every number comes from the engine's own
 scoring (`csl_ai.scoring.score_tallies`), never from a second copy of the point tables,
 so the words cannot drift from what the engine counts.
 
@@ -25,8 +26,6 @@ from csl_ai.game import Game, GameResult, Phase
 from csl_ai.rules import Kind, RulesConfig, Side, SkyCard, SkyDeck, StarOption
 from csl_ai.scoring import score_tallies
 
-GOOD_WEATHER_POINTS: Final = 7
-FACE_DOWN_POINTS: Final = -2
 SPIDER_COUNTS: Final = 7
 """Spider counts with their own points: 0..5, then 6 or more."""
 LEOPARD_COUNTS: Final = 8
@@ -47,7 +46,7 @@ def rules_sections(rules: RulesConfig) -> list[tuple[str, str]]:
         ("The game", _game_text(rules)),
         ("A round", _round_text(rules)),
         ("Tricks", _tricks_text()),
-        ("Good weather", _weather_text()),
+        ("Good weather", _weather_text(rules)),
         (f"Scoring ({_sides_label(rules)})", _scoring_text(rules)),
         ("End of the game", _end_text(rules)),
         ("Notation", _notation_text(rules)),
@@ -104,18 +103,20 @@ def _tricks_text() -> str:
     )
 
 
-def _weather_text() -> str:
+def _weather_text(rules: RulesConfig) -> str:
+    weather, face_down = _weather_points(rules)
     return (
         "Bet yes and win no sky card this round: you get a Good weather card, "
-        f"+{GOOD_WEATHER_POINTS} points. Bet yes and win any sky card: every sky card you "
-        f"won this round is turned face down, {FACE_DOWN_POINTS} points each, and counts for "
+        f"+{weather} points. Bet yes and win any sky card: every sky card you "
+        f"won this round is turned face down, {face_down} points each, and counts for "
         "nothing else. Bet no: your cards stay face up."
     )
 
 
 def _scoring_text(rules: RulesConfig) -> str:
+    weather, face_down = _weather_points(rules)
     lines = [
-        "Only face-up sky cards count; a ×2 card (C2, S2, L2) counts 2.",
+        _FACE_UP_ONLY,
         "Candy " + rules.side(Kind.CANDY).value + ": " + _candy_text(rules),
         "Spider " + rules.side(Kind.SPIDER).value + ": " + _count_table_text(
             rules, Kind.SPIDER, SPIDER_COUNTS
@@ -124,10 +125,13 @@ def _scoring_text(rules: RulesConfig) -> str:
             rules, Kind.LEOPARD, LEOPARD_COUNTS
         ),
         "Shooting star " + rules.side(Kind.STAR).value + ": " + _star_text(rules),
-        f"Good weather: +{GOOD_WEATHER_POINTS} per Good weather card. "
-        f"Face-down sky cards: {FACE_DOWN_POINTS} each.",
+        f"Good weather: +{weather} per Good weather card. "
+        f"Face-down sky cards: {face_down} each.",
     ]
     return "\n".join(lines)
+
+
+_FACE_UP_ONLY: Final = "Only face-up sky cards count; a ×2 card (C2, S2, L2) counts 2."
 
 
 def _candy_text(rules: RulesConfig) -> str:
@@ -137,9 +141,7 @@ def _candy_text(rules: RulesConfig) -> str:
             "(a tied player adds nothing). E.g. with 5, 5, 2 and 1 candies: each 5 scores "
             "2 + 1 = 3, the 2 scores 1, the 1 scores 0."
         )
-    ranked = ", ".join(
-        f"{_ordinal(rank)} {points}" for rank, points in enumerate(_candy_rank_points(rules), 1)
-    )
+    ranked = _candy_ranks_text(rules)
     return (
         "players are ranked by candies, most first; tied players share a rank and the next "
         "count takes the next rank (5, 5, 2, 1 candies: 1st, 1st, 2nd, 3rd). Everyone is "
@@ -147,15 +149,30 @@ def _candy_text(rules: RulesConfig) -> str:
     )
 
 
+def _candy_ranks_text(rules: RulesConfig) -> str:
+    """Candy B's points by rank, e.g. ``1st 3, 2nd 10, 3rd 6``."""
+    return ", ".join(
+        f"{_ordinal(rank)} {points}" for rank, points in enumerate(_candy_rank_points(rules), 1)
+    )
+
+
+def _count_table(rules: RulesConfig, kind: Kind, counts: int) -> tuple[tuple[str, int], ...]:
+    """(count, points) for 0..counts-1 elements of a kind, the last one labelled ``n+``."""
+    return tuple(
+        (f"{n}+" if n == counts - 1 else str(n), _solo_points(rules, kind, n))
+        for n in range(counts)
+    )
+
+
 def _count_table_text(rules: RulesConfig, kind: Kind, counts: int) -> str:
-    points = [_solo_points(rules, kind, n) for n in range(counts)]
-    parts = [f"{n}: {p}" for n, p in enumerate(points[:-1])]
-    parts.append(f"{counts - 1} or more: {points[-1]}")
+    table = _count_table(rules, kind, counts)
+    parts = [f"{label}: {points}" for label, points in table[:-1]]
+    parts.append(f"{counts - 1} or more: {table[-1][1]}")
     return f"points by your {_PLURALS[kind]}, " + ", ".join(parts) + "."
 
 
 def _star_text(rules: RulesConfig) -> str:
-    one, two = (_solo_points(rules, Kind.STAR, n) for n in (1, 2))
+    one, two = _star_points(rules)
     if rules.side(Kind.STAR) is Side.B:
         three = "you win the game outright, whatever the points (the card itself scores 0)"
     elif rules.star_option is StarOption.TWICE:
@@ -253,6 +270,21 @@ def _solo_points(rules: RulesConfig, kind: Kind, n: int) -> int:
     return int(getattr(result.scores[0], _SCORE_FIELDS[kind]))
 
 
+def _star_points(rules: RulesConfig) -> tuple[int, int]:
+    """The star card's points for 1 and for 2 shooting stars."""
+    return _solo_points(rules, Kind.STAR, 1), _solo_points(rules, Kind.STAR, 2)
+
+
+def _weather_points(rules: RulesConfig) -> tuple[int, int]:
+    """The points of one Good weather card and of one face-down sky card."""
+    scoring = _scoring_rules(rules)
+    players = scoring.players
+    elements = [[0] * len(Kind) for _ in range(players)]
+    one = [1] + [0] * (players - 1)
+    line = score_tallies(scoring, elements, [0] * players, one, one).scores[0]
+    return line.good_weather, line.face_down
+
+
 def _candy_rank_points(rules: RulesConfig) -> list[int]:
     """Candy B's points for ranks 1..players (players holding players-1 .. 0 candies)."""
     scoring = _scoring_rules(rules)
@@ -262,6 +294,85 @@ def _candy_rank_points(rules: RulesConfig) -> list[int]:
     faceup = [_cards_for(Kind.CANDY, c) for c in counts]
     result = score_tallies(scoring, elements, faceup, [0] * players, [0] * players)
     return [line.candy for line in result.scores]
+
+
+# --- the scoring cards as data ------------------------------------------------------------
+@dataclass(frozen=True)
+class ScoringCard:
+    """One card of the scoring in play, as a side panel shows it: what it scores, in a
+    sentence or two, and for spiders and leopards the points by count."""
+
+    kind: str
+    """``candy``, ``spider``, ``leopard``, ``star``, or ``weather`` (good weather bets and
+    face-down cards)."""
+    side: str | None
+    """The side in play, ``A`` or ``B``; None for good weather, which has no sides."""
+    title: str
+    text: str
+    table: tuple[tuple[str, int], ...] | None = None
+    """(count, points) from a count of 0 up; the last count, ``6+``, means that many or more."""
+
+
+SCORING_NOTE: Final = (
+    f"{_FACE_UP_ONLY} Blue is trump: the highest blue wins a trick, else the highest card of "
+    "the colour led; follow the colour led if your pile holds it."
+)
+"""The reminder under the scoring cards: what counts, and who wins a trick."""
+
+
+def scoring_cards(rules: RulesConfig) -> list[ScoringCard]:
+    """The scoring cards of the sides in play (RULES.md §4), candy, spider, leopard and
+    shooting star, then good weather: every number from the engine's scoring."""
+    return [
+        ScoringCard("candy", rules.side(Kind.CANDY).value, "Candy", _candy_card_text(rules)),
+        _count_card(rules, Kind.SPIDER, "Spider", SPIDER_COUNTS),
+        _count_card(rules, Kind.LEOPARD, "Leopard", LEOPARD_COUNTS),
+        ScoringCard("star", rules.side(Kind.STAR).value, "Shooting star", _star_card_text(rules)),
+        ScoringCard("weather", None, "Good weather", _weather_card_text(rules)),
+    ]
+
+
+def _candy_card_text(rules: RulesConfig) -> str:
+    if rules.side(Kind.CANDY) is Side.A:
+        return (
+            "You score the candies of every player who has strictly fewer candies than you "
+            "(a tied player adds nothing)."
+        )
+    return (
+        "Players are ranked by candies, most first (ties share a rank). "
+        f"Points by rank: {_candy_ranks_text(rules)}."
+    )
+
+
+def _count_card(rules: RulesConfig, kind: Kind, title: str, counts: int) -> ScoringCard:
+    last = counts - 1
+    return ScoringCard(
+        kind.text,
+        rules.side(kind).value,
+        title,
+        f"Points by your face-up {_PLURALS[kind]}; {last}+ means {last} or more.",
+        _count_table(rules, kind, counts),
+    )
+
+
+def _star_card_text(rules: RulesConfig) -> str:
+    one, two = _star_points(rules)
+    if rules.side(Kind.STAR) is Side.B:
+        three = "you win the game outright"
+    elif rules.star_option is StarOption.TWICE:
+        three = "the card scores twice your candy + spider + leopard points"
+    else:
+        three = "your candy + spider + leopard points count double"
+    return f"1 star: {one}, 2 stars: {two}. All 3: {three}."
+
+
+def _weather_card_text(rules: RulesConfig) -> str:
+    weather, face_down = _weather_points(rules)
+    return (
+        f"Bet that you win no sky card this round: +{weather} if you win none; otherwise "
+        f"every sky card you won this round turns face down ({face_down} each, counting for "
+        "nothing else)."
+    )
 
 
 # --- what a sky card is worth ------------------------------------------------------------
@@ -407,4 +518,11 @@ def _signed(points: int) -> str:
     return f"{points:+d}" if points else "0"
 
 
-__all__: Sequence[str] = ("rules_sections", "sky_worth", "sky_worth_text")
+__all__: Sequence[str] = (
+    "SCORING_NOTE",
+    "ScoringCard",
+    "rules_sections",
+    "scoring_cards",
+    "sky_worth",
+    "sky_worth_text",
+)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 
 from csl_ai.errors import IllegalMoveError
-from csl_ai.explain import rules_sections, sky_worth, sky_worth_text
+from csl_ai.explain import SCORING_NOTE, ScoringCard, rules_sections, scoring_cards, sky_worth, sky_worth_text
 from csl_ai.game import Game, Phase
 from csl_ai.moves import parse_move
 from csl_ai.notation import parse_cards
@@ -306,3 +306,65 @@ def test_the_worked_examples_in_the_rules_text_score_as_the_engine_scores() -> N
         line = result.scores[0]
         assert line.candy + line.spider + line.leopard == 17 and line.total == total
         assert f"{total} in all" in _text(rules)
+
+
+# --- the scoring cards as data ----------------------------------------------------------------
+def _engine_points(rules: RulesConfig, kind: Kind, n: int) -> int:
+    """The points of kind for a seat holding n of its elements alone, by the engine."""
+    from csl_ai.scoring import score_tallies
+
+    elements = [[0] * len(Kind) for _ in range(rules.players)]
+    elements[0][kind] = n
+    zeros = [0] * rules.players
+    faceup = [n if kind is Kind.STAR else (n + 1) // 2] + zeros[1:]
+    line = score_tallies(rules, elements, faceup, zeros, zeros).scores[0]
+    return int(getattr(line, kind.text))
+
+
+@pytest.mark.parametrize("side", [Side.A, Side.B])
+def test_scoring_card_tables_are_the_engines_points(side: Side) -> None:
+    rules = RulesConfig(players=4, sides=parse_sides(f"spider={side.value},leopard={side.value}"))
+    cards = {card.kind: card for card in scoring_cards(rules)}
+    for kind, reference in ((Kind.SPIDER, SPIDER[side]), (Kind.LEOPARD, LEOPARD[side])):
+        card = cards[kind.text]
+        assert card.side == side.value and card.table is not None
+        last = len(card.table) - 1
+        assert [label for label, _ in card.table] == [*map(str, range(last)), f"{last}+"]
+        for n, (_, points) in enumerate(card.table):
+            assert points == _engine_points(rules, kind, n), (kind, n)
+        # "n+": any count from the last one up scores as the last one
+        assert all(_engine_points(rules, kind, n) == card.table[-1][1] for n in (last + 1, last + 2))
+        assert tuple(points for _, points in card.table) == reference
+
+
+def test_scoring_cards_follow_the_sides_and_the_star_option() -> None:
+    a_side = scoring_cards(RulesConfig(players=4))
+    assert [card.kind for card in a_side] == ["candy", "spider", "leopard", "star", "weather"]
+    assert [card.side for card in a_side] == ["A", "A", "A", "A", None]
+    assert all(card.title and card.text for card in a_side)
+    assert [card.table is None for card in a_side] == [True, False, False, True, True]
+    twice = {c.kind: c for c in a_side}["star"].text
+    double = {c.kind: c for c in scoring_cards(RulesConfig(players=4, star_option=StarOption.DOUBLE))}
+    assert twice != double["star"].text
+    assert "twice" in twice and "double" in double["star"].text
+    assert "2 stars: -5." in twice
+    b_rules = RulesConfig(players=3, sides=parse_sides("candy=B,spider=B,leopard=B,star=B"))
+    b_side = {card.kind: card for card in scoring_cards(b_rules)}
+    assert all(b_side[kind.text].side == "B" for kind in Kind)
+    assert "2 stars: -10." in b_side["star"].text and "outright" in b_side["star"].text
+    assert f"2 stars: {_engine_points(b_rules, Kind.STAR, 2)}." in b_side["star"].text
+    assert "Points by rank: 1st 3, 2nd 10, 3rd 6." in b_side["candy"].text
+    five = {c.kind: c for c in scoring_cards(RulesConfig(players=5, sides=parse_sides("candy=B")))}
+    assert "1st 3, 2nd 10, 3rd 6, 4th 0, 5th 0." in five["candy"].text
+    from csl_ai.scoring import score_tallies
+
+    one = [1, 0, 0]
+    weather_line = score_tallies(b_rules, [[0] * 4] * 3, [0] * 3, one, one).scores[0]
+    assert weather_line.good_weather == 7 and weather_line.face_down == -2
+    assert f"+{weather_line.good_weather} if you win none" in b_side["weather"].text
+    assert f"({weather_line.face_down} each" in b_side["weather"].text
+    assert "trump" in SCORING_NOTE and "counts 2" in SCORING_NOTE
+    with pytest.raises(AttributeError):
+        b_side["spider"].title = "Other"  # type: ignore[misc]
+    assert isinstance(b_side["spider"], ScoringCard)
+

@@ -192,6 +192,118 @@ def test_whole_two_player_game_through_the_api(client: TestClient, records_dir: 
     assert client.post(f"/api/games/{state['id']}/step").json()["step"] is None
 
 
+# --- what a board says of the tricks and the elements --------------------------------------------
+KINDS = ("candy", "spider", "leopard", "star")
+
+
+def check_tricks_and_elements(board: dict[str, Any]) -> None:
+    """Every trick names its sky card, in progress too; each seat's `elements` are the
+    face-up elements of the finished rounds and `round_elements` those won this round."""
+    cards = {item["index"]: item["card"] for item in board["line"]}
+    for trick in board["tricks"] + ([board["trick"]] if board["trick"] else []):
+        assert trick["sky"] == cards[trick["index"]], trick
+    for past in board["past_rounds"]:
+        past_cards = {item["index"]: item["card"] for item in past["line"]}
+        assert all(t["sky"] == past_cards[t["index"]] for t in past["tricks"])
+    finished = all(item["taken_by"] is not None for item in board["line"])
+    settled_rounds = board["round"] + (1 if finished else 0)
+    for seat in board["seats"]:
+        for kind in KINDS:
+            of_kind = [t for t in seat["taken"] if t["kind"] == kind]
+            settled = sum(t["count"] for t in of_kind if t["face_up"] and t["round"] < settled_rounds)
+            this_round = 0 if finished else sum(t["count"] for t in of_kind if t["round"] == board["round"])
+            assert seat["elements"][kind] == settled, (seat["seat"], kind, board["round"])
+            assert seat["round_elements"][kind] == this_round, (seat["seat"], kind, board["round"])
+
+
+def test_tricks_name_their_sky_card_and_elements_are_the_settled_ones(client: TestClient) -> None:
+    """A good weather bet in round 2 (won cards turn face down); every state and review
+    frame checked; mid-round the score counts only `elements`, and at the end `elements`
+    with the face-down cards and good weather cards score as the engine's result."""
+    from csl_ai.rules import RulesConfig
+    from csl_ai.scoring import score_tallies
+
+    state = new_game(client, seed=3)
+    in_progress = mid_round = 0
+    while state["status"] == "playing":
+        board = state["board"]
+        check_tricks_and_elements(board)
+        if board["trick"] is not None and board["trick"]["plays"]:
+            in_progress += 1
+        if board["round"] == 0 and any(any(s["round_elements"].values()) for s in board["seats"]):
+            mid_round += 1
+            assert all(s["score"]["total"] == 0 and not any(s["elements"].values()) for s in board["seats"])
+        gid = state["id"]
+        if state["next"] == "step":
+            r = client.post(f"/api/games/{gid}/step")
+        else:
+            move = human_move(state)
+            if move["type"] == "weather":
+                move["good_weather"] = board["round"] == 1
+            r = client.post(f"/api/games/{gid}/move", json={"move": move})
+        assert r.status_code == 200, r.text
+        step = r.json()["step"]
+        if step is not None and step["trick"] is not None:
+            assert step["trick"]["sky"] == board["line"][step["trick"]["index"]]["card"]
+        state = r.json()["state"]
+    assert in_progress > 10 and mid_round > 0
+    board = state["board"]
+    check_tricks_and_elements(board)
+    seats = board["seats"]
+    assert not any(any(s["round_elements"].values()) for s in seats)
+    bet_settled = [t["face_up"] for t in seats[0]["taken"] if t["round"] == 1]
+    assert (bet_settled and not any(bet_settled)) or seats[0]["good_weather_cards"] == 1
+    result = score_tallies(
+        RulesConfig(players=2),
+        [[s["elements"][k] for k in KINDS] for s in seats],
+        [sum(1 for t in s["taken"] if t["face_up"]) for s in seats],
+        [sum(1 for t in s["taken"] if not t["face_up"]) for s in seats],
+        [s["good_weather_cards"] for s in seats],
+    )
+    assert [line.as_dict() for line in result.scores] == state["result"]["scores"]
+    review = client.get(f"/api/records/{state['record_id']}/review").json()
+    for frame in review["frames"]:
+        check_tricks_and_elements(frame)
+
+
+def test_the_rules_carry_the_scoring_tables_of_the_sides_asked(client: TestClient) -> None:
+    """`rules.scoring` holds side B's tables when side B is asked, every entry the engine's
+    points; a game's state, its rules endpoint and its review carry the same."""
+    from csl_ai.rules import Kind, RulesConfig, parse_sides
+    from csl_ai.scoring import score_tallies
+
+    def engine_points(rules: RulesConfig, kind: Kind, n: int) -> int:
+        elements = [[0] * 4 for _ in range(rules.players)]
+        elements[0][kind] = n
+        zeros = [0] * rules.players
+        faceup = [(n + 1) // 2] + zeros[1:]
+        return int(getattr(score_tallies(rules, elements, faceup, zeros, zeros).scores[0], kind.text))
+
+    r = client.get("/api/rules?players=3&sides=spider=B,leopard=B&star_option=double")
+    assert r.status_code == 200, r.text
+    payload = r.json()
+    rules = RulesConfig(players=3, sides=parse_sides("spider=B,leopard=B"))
+    cards = {card["kind"]: card for card in payload["rules"]["scoring"]}
+    assert [card["kind"] for card in payload["rules"]["scoring"]] == [*KINDS, "weather"]
+    assert [cards[k]["side"] for k in (*KINDS, "weather")] == ["A", "B", "B", "A", None]
+    for kind, last in ((Kind.SPIDER, 6), (Kind.LEOPARD, 7)):
+        table = cards[kind.text]["table"]
+        assert [row["count"] for row in table] == [*map(str, range(last)), f"{last}+"]
+        assert [row["points"] for row in table] == [engine_points(rules, kind, n) for n in range(last + 1)]
+    assert [row["points"] for row in cards["spider"]["table"]] == [0, 10, 3, 2, 1, 10, 1]
+    assert cards["candy"]["table"] is None and "fewer candies" in cards["candy"]["text"]
+    assert "count double" in cards["star"]["text"] and "+7" in cards["weather"]["text"]
+    assert "trump" in payload["rules"]["scoring_note"]
+
+    state = new_game(client, sides={"spider": "B", "leopard": "B"})
+    game_rules = client.get(f"/api/games/{state['id']}/rules").json()["rules"]
+    assert state["rules"]["scoring"] == game_rules["scoring"]
+    assert game_rules["scoring"][1]["table"] == cards["spider"]["table"]
+    a_side = client.get("/api/rules?players=2").json()["rules"]["scoring"]
+    assert [row["points"] for row in a_side[1]["table"]] == [0, 3, 10, 4, 2, 10, 1]
+    assert a_side[2]["table"] != game_rules["scoring"][2]["table"]
+
+
 def test_no_hidden_card_in_any_state(client: TestClient, records_dir: Path) -> None:
     state = new_game(client, seed=11)
     seen: list[dict[str, Any]] = [{"state": state}]

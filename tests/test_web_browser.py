@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import threading
@@ -118,6 +119,18 @@ def _try_allocation_controls(page: Page) -> None:
     assert hand.count() == 9
 
 
+def _check_scoring_panel(page: Page, view: str) -> None:
+    """The scoring panel shows the cards of the rules in play (all A here), the leopard's
+    count/points table as the server computed it."""
+    panel = page.locator(f"{view} .rules-list")
+    assert panel.locator(".rule").count() == 5
+    assert panel.locator(".rule .side-badge").all_text_contents() == ["side A"] * 4
+    leopard = panel.locator(".rule.leopard table.mini tr")
+    assert leopard.nth(0).locator("td").all_text_contents() == [*map(str, range(7)), "7+"]
+    assert leopard.nth(1).locator("td").all_text_contents() == ["0", "0", "10", "0", "20", "0", "30", "0"]
+    assert "trump" in panel.locator(".rule-note").text_content()
+
+
 def _allocate_by_clicks(page: Page) -> None:
     """Put every hand card into a pile by clicking it (each pile fills in turn), then confirm."""
     hand = page.locator("#view-table .hand button.card")
@@ -162,6 +175,8 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
             page.fill("#seed", str(SEED))
             page.screenshot(path=str(shots / "1-new-game.png"))
             page.click("#start-game")
+            _ready(page)
+            _check_scoring_panel(page, "#view-table")
 
             # --- the game, by clicks -----------------------------------------------------
             allocations = bets = plays = 0
@@ -209,6 +224,8 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
                     assert legal.count() >= 1
                     played_on = page.locator("#view-table .trick-area .trick-slot .card").count()
                     if not shot_trick and played_on == 1 and plays > 4:
+                        title = page.locator("#view-table .trick-title").inner_text()
+                        assert re.match(r"Trick \d+ for the (double )?\w+", title), title
                         _screenshot(page, shots / "3-mid-trick.png")
                         shot_trick = True
                     legal.first.click()
@@ -251,6 +268,7 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
             page.wait_for_selector('#view-review[data-step="5"]')
             page.keyboard.press("ArrowLeft")
             page.wait_for_selector('#view-review[data-step="4"]')
+            _check_scoring_panel(page, "#view-review")
             # Both piled, both bet, nobody played: a review shows every hand.
             assert page.locator("#view-review .seat .card.rain").count() == 18
             page.select_option("#analysis-level", "test")

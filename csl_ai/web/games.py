@@ -627,7 +627,7 @@ class GameStore:
         kind = move_kind(move)
         trick = None
         if kind == "play" and tricks:
-            trick = trick_json(tricks[-1], g.sky_cards)
+            trick = trick_json(tricks[-1], g.sky_cards, g.rounds[rounds_before - 1].line)
         public = kind == "play" or (kind == "weather" and g.phase is not Phase.WEATHER)
         if kind == "weather" and len(g.rounds) > rounds_before:
             public = True

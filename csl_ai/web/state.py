@@ -9,9 +9,11 @@ only for the review of a record. docs/web-api.md describes every field.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
+from csl_ai.explain import SCORING_NOTE, ScoringCard, scoring_cards
 from csl_ai.game import Game, Observation, Phase, RoundLog, ScoreLine, Trick
 from csl_ai.moves import Allocate, Declare, Move
 from csl_ai.notation import COLOUR_LETTERS, MAX_RANK, card_str, cards_of, sky_str
@@ -33,7 +35,23 @@ def rules_json(rules: RulesConfig) -> dict[str, Any]:
         "group_sizes": list(spec.group_sizes),
         "rounds": spec.rounds,
         "ranks": spec.ranks,
+        "scoring": [scoring_card_json(card) for card in _scoring_cards(rules)],
+        "scoring_note": SCORING_NOTE,
     }
+
+
+@functools.lru_cache(maxsize=64)
+def _scoring_cards(rules: RulesConfig) -> tuple[ScoringCard, ...]:
+    """The scoring cards of a game's rules, worked out once (every state carries them)."""
+    return tuple(scoring_cards(rules))
+
+
+def scoring_card_json(card: ScoringCard) -> dict[str, Any]:
+    """One scoring card (docs/web-api.md: Rules)."""
+    table = None
+    if card.table is not None:
+        table = [{"count": count, "points": points} for count, points in card.table]
+    return {"kind": card.kind, "side": card.side, "title": card.title, "text": card.text, "table": table}
 
 
 def score_json(line: ScoreLine | Sequence[int]) -> dict[str, int]:
@@ -61,9 +79,15 @@ def move_kind(move: Move) -> str:
     return "play"
 
 
-def trick_json(trick: Trick, sky_cards: Sequence[SkyCard]) -> dict[str, Any]:
-    """One trick (docs/web-api.md: Trick)."""
+def trick_json(
+    trick: Trick, sky_cards: Sequence[SkyCard], line: Sequence[int] | None = None
+) -> dict[str, Any]:
+    """One trick (docs/web-api.md: Trick). line: its round's sky line, which names the sky
+    card of a trick still in progress (the engine's `Trick.sky` is set once it is won)."""
     led = trick.led_colour
+    sky = trick.sky
+    if sky is None and line is not None:
+        sky = line[trick.index]
     return {
         "index": trick.index,
         "group": trick.group,
@@ -71,7 +95,7 @@ def trick_json(trick: Trick, sky_cards: Sequence[SkyCard]) -> dict[str, Any]:
         "plays": [{"seat": seat, "card": card_str(card)} for seat, card in trick.plays],
         "led_colour": COLOUR_LETTERS[led] if led is not None else None,
         "winner": trick.winner,
-        "sky": sky_str(sky_cards[trick.sky]) if trick.sky is not None else None,
+        "sky": sky_str(sky_cards[sky]) if sky is not None else None,
     }
 
 
@@ -141,6 +165,21 @@ def _taken(
     return out
 
 
+def _round_elements(
+    log: RoundLog, players: int, sky_cards: Sequence[SkyCard], finished: bool
+) -> list[list[int]]:
+    """Per seat, the elements by kind on the sky cards won in the round of log while it
+    is not finished (all zero once it is: they are settled into the tallies then)."""
+    out = [[0] * len(Kind) for _ in range(players)]
+    if finished:
+        return out
+    for trick in log.tricks:
+        if trick.winner is not None and trick.sky is not None:
+            card = sky_cards[trick.sky]
+            out[trick.winner][card.kind] += card.count
+    return out
+
+
 def _round_finished(log: RoundLog, line_size: int) -> bool:
     return len(log.tricks) == line_size and log.tricks[-1].complete
 
@@ -177,8 +216,10 @@ def board_json(
         raise ValueError("no round has been dealt")
     log = rounds[-1]
     sky_cards = game.sky_cards
-    finished_rounds = len(rounds) - (0 if _round_finished(log, spec.line_size) else 1)
+    log_finished = _round_finished(log, spec.line_size)
+    finished_rounds = len(rounds) - (0 if log_finished else 1)
     taken = _taken(rounds, n, sky_cards, finished_rounds)
+    round_elements = _round_elements(log, n, sky_cards, log_finished)
     voids = _voids(log, n, groups)
     scores = core.scores()
     elements = core.elements
@@ -222,12 +263,13 @@ def board_json(
                 "voids": voids[s],
                 "taken": taken[s],
                 "elements": dict(zip(KIND_NAMES, elements[s], strict=True)),
+                "round_elements": dict(zip(KIND_NAMES, round_elements[s], strict=True)),
                 "good_weather_cards": weather_cards[s],
                 "score": score_json(scores[s]),
             }
         )
     current = game.current_trick
-    trick = trick_json(current, sky_cards) if current is not None else None
+    trick = trick_json(current, sky_cards, log.line) if current is not None else None
     set_aside = None
     if viewer is None and log.set_aside:
         set_aside = card_str(log.set_aside.bit_length() - 1)
@@ -242,14 +284,14 @@ def board_json(
         ),
         "group": game.core.group if playing else None,
         "trick": trick,
-        "tricks": [trick_json(t, sky_cards) for t in log.tricks],
+        "tricks": [trick_json(t, sky_cards, log.line) for t in log.tricks],
         "leader": _leader(game) if playing else None,
         "past_rounds": [
             {
                 "round": r,
                 "first_player": past.first_player,
                 "line": _line_json(past, sky_cards, spec.group_sizes),
-                "tricks": [trick_json(t, sky_cards) for t in past.tricks],
+                "tricks": [trick_json(t, sky_cards, past.line) for t in past.tricks],
                 "declarations": list(past.declarations),
             }
             for r, past in enumerate(rounds[:-1])
@@ -285,5 +327,6 @@ __all__: Sequence[str] = (
     "result_json",
     "rules_json",
     "score_json",
+    "scoring_card_json",
     "trick_json",
 )

@@ -30,14 +30,12 @@ export function nameOf(seatIndex, ctx) {
 }
 
 /**
- * Face-up elements by kind, counted from the sky cards a seat holds, this round's
- * included (the server's `elements` counts a round's cards only once it is over).
+ * Face-up elements by kind as the table stands: those of the finished rounds (`elements`,
+ * what the score counts) and those won this round so far (`round_elements`).
  */
 export function liveElements(seat) {
-  const counts = { candy: 0, spider: 0, leopard: 0, star: 0 };
-  for (const t of seat.taken || []) {
-    if (t.face_up) counts[t.kind] += t.count;
-  }
+  const counts = {};
+  for (const kind of KIND_ORDER) counts[kind] = seat.elements[kind] + seat.round_elements[kind];
   return counts;
 }
 
@@ -275,9 +273,7 @@ export function trickArea(board, ctx, { fresh = null } = {}) {
       }
     } else {
       const led = trick.led_colour ? `, ${COLOUR_WORDS[trick.led_colour]} led` : "";
-      const item = board.line.find((i) => i.index === trick.index);
-      const sky = trick.sky || (item ? item.card : null);
-      title.textContent = `Trick ${trick.index + 1}${sky ? ` for the ${skyWords(sky)}` : ""}: ${nameOf(trick.leader, ctx)} `
+      title.textContent = `Trick ${trick.index + 1} for the ${skyWords(trick.sky)}: ${nameOf(trick.leader, ctx)} `
         + `${trick.leader === ctx.viewer && ctx.soloHuman ? "lead" : "leads"}${led}`;
     }
     for (let k = 0; k < n; k += 1) {
