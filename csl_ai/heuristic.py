@@ -14,7 +14,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final
 
 import numpy as np
@@ -23,8 +23,8 @@ from csl_ai import _core
 from csl_ai.errors import CslError
 from csl_ai.game import Observation, Phase, PublicView
 from csl_ai.moves import Allocate, Declare, Move, Play
-from csl_ai.notation import BLUE, MAX_RANK
-from csl_ai.rules import Kind, Side, SkyCard, StarOption
+from csl_ai.notation import BLUE, MAX_RANK, N_RAIN
+from csl_ai.rules import Kind, RulesConfig, Side, SkyCard, StarOption
 
 
 def no_decision(agent: str, obs: Observation) -> CslError:
@@ -137,14 +137,85 @@ def _key(card: int) -> tuple[int, int]:
     return (1 if card < MAX_RANK else 0, card % MAX_RANK)
 
 
+_STRENGTH: Final = tuple(
+    (MAX_RANK if card < MAX_RANK else 0) + card % MAX_RANK for card in range(N_RAIN)
+)
+"""`_key` as one int per card, in the same order (min and max by it pick the same cards)."""
+_strength: Final = _STRENGTH.__getitem__
+
+_PLAYS: Final = tuple(Play(card) for card in range(N_RAIN))
+"""One shared (immutable) Play per rain card."""
+
 _COLOUR_MASK: Final = tuple(((1 << MAX_RANK) - 1) << (MAX_RANK * c) for c in range(3))
+
+
+_ABOVE: Final = tuple(
+    _COLOUR_MASK[card // MAX_RANK] & ~((1 << (card + 1)) - 1) for card in range(N_RAIN)
+)
+"""Per card, the mask of the cards of its colour ranked above it."""
 
 
 def _higher_same(card: int, pool: int) -> int:
     """How many cards of pool are of card's colour and rank above it."""
-    colour_mask = _COLOUR_MASK[_colour(card)]
-    above = colour_mask & ~((1 << (card + 1)) - 1)
-    return (pool & above).bit_count()
+    return (pool & _ABOVE[card]).bit_count()
+
+
+_MEMO_SIZE: Final = 256
+"""Entries a memo of this module keeps before it starts afresh."""
+
+
+class _RulesFacts:
+    """What `HeuristicAgent._table` reads from a game's rules, fetched once per rules
+    object (`_rules_facts`): the deck by sky card id, each card's kind and count as
+    ints, the sides as 0/1, and a memo of the elements left on the sky cards not yet won."""
+
+    __slots__ = ("rules", "deck", "kinds", "counts", "sides", "star_twice", "_unclaimed")
+
+    def __init__(self, rules: RulesConfig) -> None:
+        self.rules = rules
+        self.deck: tuple[SkyCard, ...] = rules.game_deck.cards
+        self.kinds = tuple(int(card.kind) for card in self.deck)
+        self.counts = tuple(card.count for card in self.deck)
+        a, b, c, d = (0 if side is Side.A else 1 for side in rules.sides)
+        self.sides = (a, b, c, d)
+        self.star_twice = rules.star_option is StarOption.TWICE
+        self._unclaimed: dict[
+            tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, int, int, int], int]
+        ] = {}
+
+    def unclaimed(
+        self, line_rest: tuple[int, ...], undealt: tuple[int, ...]
+    ) -> tuple[tuple[int, int, int, int], int]:
+        """(elements of each kind, shooting stars) on the sky cards not yet won: the rest
+        of the round's line and the cards not yet dealt."""
+        key = (line_rest, undealt)
+        found = self._unclaimed.get(key)
+        if found is None:
+            elements = [0, 0, 0, 0]
+            stars = 0
+            for sky in (*line_rest, *undealt):
+                kind = self.kinds[sky]
+                elements[kind] += self.counts[sky]
+                stars += kind == Kind.STAR
+            if len(self._unclaimed) >= _MEMO_SIZE:
+                self._unclaimed.clear()
+            found = (elements[0], elements[1], elements[2], elements[3]), stars
+            self._unclaimed[key] = found
+        return found
+
+
+_FACTS: dict[int, _RulesFacts] = {}
+"""`_RulesFacts` by id of their rules (the facts keep the rules alive, so ids stay theirs)."""
+
+
+def _rules_facts(rules: RulesConfig) -> _RulesFacts:
+    """The `_RulesFacts` of rules, made on first use."""
+    facts = _FACTS.get(id(rules))
+    if facts is None or facts.rules is not rules:
+        if len(_FACTS) >= _MEMO_SIZE:
+            _FACTS.clear()
+        facts = _FACTS[id(rules)] = _RulesFacts(rules)
+    return facts
 
 
 @dataclass
@@ -168,10 +239,11 @@ class _Table:
     deck: tuple[SkyCard, ...] = ()
     """The game's sky cards by id (``obs.rules.game_deck.cards``, fetched once)."""
     relative_now: float | None = None
-    """`HeuristicAgent._relative` of the current elements, once computed."""
-    kind_rows: list[tuple[int, ...]] | None = None
-    """The core's score rows of the current elements as `HeuristicAgent._kind_points`
-    reads them, once computed."""
+    """This seat's `_relative_points` at the current elements, once computed."""
+    elements: tuple[tuple[int, ...], ...] | None = None
+    """`elems` as tuples, once built (`_elements`)."""
+    kind_points: tuple[int, ...] | None = None
+    """`HeuristicAgent._kind_points` of every seat, once computed."""
 
 
 class HeuristicAgent:
@@ -198,12 +270,19 @@ class HeuristicAgent:
         self.seed = seed
         self.params = params
         self._rng = random.Random(seed)
+        self._values_memo: tuple[tuple[object, ...], dict[int, float]] | None = None
+        """(what the sky card values depend on, the values) of the last table seen before
+        any trick of a round was won: the allocation, the weather bet and the first trick
+        of a round value the same table."""
+        self._powers_memo: tuple[tuple[object, ...], dict[int, float]] | None = None
+        """(hand, rules, params) and `_card_powers` of the last hand."""
 
     def act(self, obs: Observation) -> Move:
+        """This seat's move; a play with a single legal card is made without evaluation."""
         phase = obs.phase
         if phase is Phase.ALLOCATE and obs.allocation is None:
             table = self._table(obs)
-            return Allocate(self._allocate(table)[0])
+            return Allocate.trusted(self._allocate(table)[0])
         if phase is Phase.WEATHER and obs.current.declarations[obs.seat] is None:
             table = self._table(obs)
             allocation = obs.allocation
@@ -212,7 +291,10 @@ class HeuristicAgent:
             normal, weather = self._plan_values(table, allocation)
             return Declare(weather > normal + self.params.weather_margin)
         if phase is Phase.PLAY and obs.to_move == obs.seat:
-            return Play(self._play(self._table(obs)))
+            legal = obs.public_view().core.legal_plays()
+            if legal and not legal & (legal - 1):
+                return _PLAYS[legal.bit_length() - 1]
+            return _PLAYS[self._play(self._table(obs))]
         raise no_decision(self.name, obs)
 
     # --- what the table looks like ----------------------------------------------------
@@ -220,34 +302,38 @@ class HeuristicAgent:
         view = obs.public_view()
         core = view.core
         n = obs.players
-        deck = obs.rules.game_deck.cards
+        facts = _rules_facts(obs.rules)
+        kinds = facts.kinds
+        counts = facts.counts
         current = obs.current
-        elems = [list(row) for row in core.elements]
+        elements = core.elements
+        elems = [list(row) for row in elements]
         round_won = [0] * n
-        round_elems = [[0, 0, 0, 0] for _ in range(n)]
+        declared = list(current.declarations)
         claimed_positions = 0
+        as_core = True
         for trick in current.tricks:
-            if trick.winner is None or trick.sky is None:
+            winner = trick.winner
+            sky = trick.sky
+            if winner is None or sky is None:
                 continue
             claimed_positions += 1
-            card = deck[trick.sky]
-            round_won[trick.winner] += 1
-            round_elems[trick.winner][card.kind] += card.count
-        declared = list(current.declarations)
-        for s in range(n):
-            if declared[s] is not True:
-                for k in range(4):
-                    elems[s][k] += round_elems[s][k]
-        rest = (*current.line[claimed_positions:], *view.unseen_sky)
-        unclaimed_stars = 0
-        unclaimed = [0, 0, 0, 0]
-        for sky in rest:
-            card = deck[sky]
-            kind = card.kind
-            unclaimed[kind] += card.count
-            if kind is Kind.STAR:
-                unclaimed_stars += 1
-        sides = tuple(0 if side is Side.A else 1 for side in obs.rules.sides)
+            round_won[winner] += 1
+            if declared[winner] is not True:
+                elems[winner][kinds[sky]] += counts[sky]
+                as_core = False
+        unseen_sky = view.unseen_sky
+        line_rest = current.line[claimed_positions:]
+        unclaimed_elements, unclaimed_stars = facts.unclaimed(line_rest, unseen_sky)
+        future = max(0, len(line_rest) + len(unseen_sky) - 1) / len(facts.deck)
+        values: dict[int, float] = {}
+        if not claimed_positions:
+            key = (obs.rules, obs.seat, self.params, elements, line_rest, unseen_sky)
+            memo = self._values_memo
+            if memo is not None and memo[0] == key:
+                values = memo[1]
+            else:
+                self._values_memo = (key, values)
         return _Table(
             obs=obs,
             view=view,
@@ -255,29 +341,14 @@ class HeuristicAgent:
             round_won=round_won,
             declared=declared,
             unclaimed_stars=unclaimed_stars,
-            unclaimed_elements=(unclaimed[0], unclaimed[1], unclaimed[2], unclaimed[3]),
-            future=max(0, len(rest) - 1) / len(deck),
-            sides=(sides[0], sides[1], sides[2], sides[3]),
-            star_twice=obs.rules.star_option is StarOption.TWICE,
-            deck=deck,
+            unclaimed_elements=unclaimed_elements,
+            future=future,
+            sides=facts.sides,
+            star_twice=facts.star_twice,
+            values=values,
+            deck=facts.deck,
+            elements=elements if as_core else None,
         )
-
-    def _relative(self, table: _Table, elems: list[list[int]]) -> float:
-        """My kind points minus the mean of the others' (weather and face-down left out)."""
-        n = len(elems)
-        rows, _, _ = _core.score_tallies(
-            n,
-            table.sides,
-            0 if table.star_twice else 1,
-            [tuple(e) for e in elems],
-            [0] * n,
-            [0] * n,
-            [0] * n,
-        )
-        seat = table.obs.seat
-        mine = float(sum(rows[seat][:4]))
-        others = sum(float(sum(rows[s][:4])) for s in range(n) if s != seat) / (n - 1)
-        return mine - others
 
     def _sky_value(self, table: _Table, sky: int) -> float:
         """Worth to this seat of winning sky card `sky` (before any weather bet)."""
@@ -290,20 +361,20 @@ class HeuristicAgent:
         if card.kind is Kind.STAR:
             value = self._star_value(table)
         elif card.kind is Kind.CANDY:
-            after = [list(e) for e in table.elems]
-            after[seat][card.kind] += card.count
+            elements = _elements(table)
+            mode = 0 if table.star_twice else 1
             if table.relative_now is None:
-                table.relative_now = self._relative(table, table.elems)
-            value = self._relative(table, after) - table.relative_now
+                table.relative_now = _relative_points(table.sides, mode, elements)[seat]
+            row = elements[seat]
+            after = (*elements[:seat], (row[0] + card.count, *row[1:]), *elements[seat + 1 :])
+            value = _relative_points(table.sides, mode, after)[seat] - table.relative_now
             value = max(value, 0.0) + p.candy_bonus + p.candy_future * table.future
         else:
-            tab = _kind_table(card.kind, table.sides[card.kind])
-            have = table.elems[seat][card.kind]
-            left = max(0, table.unclaimed_elements[card.kind] - card.count)
+            kind = int(card.kind)
+            left = max(0, table.unclaimed_elements[kind] - card.count)
             q = min(1.0, p.future_share / table.obs.players)
-            value = _expected_points(tab, have + card.count, left, q) - _expected_points(
-                tab, have, left, q
-            )
+            have = table.elems[seat][kind]
+            value = _count_gain(kind, table.sides[kind], have, card.count, left, q)
         table.values[sky] = value
         return value
 
@@ -343,13 +414,9 @@ class HeuristicAgent:
 
     def _kind_points(self, table: _Table, seat: int) -> int:
         """Seat's candy, spider and leopard points at the current elements."""
-        if table.kind_rows is None:
-            n = table.obs.players
-            rows, _, _ = _core.score_tallies(
-                n, table.sides, 0, [tuple(e) for e in table.elems], [0] * n, [0] * n, [0] * n
-            )
-            table.kind_rows = rows
-        return sum(table.kind_rows[seat][:3])
+        if table.kind_points is None:
+            table.kind_points = _kind_sums(table.sides, 0, _elements(table), 3)
+        return table.kind_points[seat]
 
     def _won_value(self, table: _Table, sky: int) -> float:
         """Worth of winning sky now, counting this seat's good-weather bet."""
@@ -369,16 +436,23 @@ class HeuristicAgent:
         Self-play showed nearly the same chances whether the holder tries to win or to
         lose, so one estimate serves both plans."""
         p = self.params
-        hand = table.obs.hand
-        others = table.obs.rules.spec.rain_cards & ~hand
+        obs = table.obs
+        hand = obs.hand
+        key = (hand, obs.rules, p)
+        memo = self._powers_memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        others = obs.rules.spec.rain_cards & ~hand
         win: dict[int, float] = {}
-        i = table.obs.players - 2
+        i = obs.players - 2
+        blue_decay, side_top, side_decay = p.blue_decay[i], p.side_top[i], p.side_decay[i]
         for card in _cards(hand):
-            hi = _higher_same(card, others)
-            if _colour(card) == BLUE:
-                win[card] = p.blue_decay[i] ** hi
+            hi = (others & _ABOVE[card]).bit_count()
+            if card // MAX_RANK == BLUE:
+                win[card] = blue_decay**hi
             else:
-                win[card] = p.side_top[i] * p.side_decay[i] ** hi
+                win[card] = side_top * side_decay**hi
+        self._powers_memo = (key, win)
         return win
 
     def _group_values(self, table: _Table) -> list[list[float]]:
@@ -421,13 +495,13 @@ class HeuristicAgent:
         """(worth of normal play, worth of the good-weather plan) of every split of the hand,
         in `_split_table` order. Scores are sums over piles: the card-only parts of each
         possible pile come from `_pile_parts` once per pile size, the group's worth from
-        `_pile_worths`, and the splits are summed with numpy in `_pile_scores`' order."""
+        `_pile_worths`, and the splits are summed with numpy in `_pile_scores`' order
+        (one gather by `_split_picks`, then pile by pile)."""
         win = self._card_powers(table)
         sizes = table.obs.rules.spec.group_sizes
         hand = _cards(table.obs.hand)
         values = self._group_values(table)
-        splits, _ = _split_table(sizes)
-        parts = {size: self._pile_parts(hand, size, win) for size in set(sizes)}
+        parts = {size: self._pile_parts(hand, size, win) for size in dict.fromkeys(sizes)}
         keys = [(size, len(values[g])) for g, size in enumerate(sizes)]
         worths = {
             key: self._pile_worths(
@@ -436,44 +510,29 @@ class HeuristicAgent:
             for key in dict.fromkeys(keys)
         }
         seen = dict.fromkeys(worths, 0)
-        totals = None
-        for g, key in enumerate(keys):
-            _, risk, tricks = parts[key[0]]
-            worth = worths[key][seen[key]]
+        pieces = []
+        for key in keys:
+            pieces.append(worths[key][seen[key]])
             seen[key] += 1
-            chosen = np.stack((worth, risk, tricks))[:, splits[:, g]]
-            totals = chosen if totals is None else totals + chosen
-        if totals is None:
-            totals = np.zeros((3, len(splits)))
+        pieces.extend(np.ravel(part) for part in parts.values())
+        totals = _row_sum(np.concatenate(pieces).take(_split_picks(sizes)))
         return totals[0], self._weather_worth(totals[1], totals[2])
 
-    def _pile_parts(
-        self, hand: Sequence[int], size: int, win: Mapping[int, float]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(expected tricks, -log chance of winning none, expected tricks while trying to
-        lose) of every pile of `size` hand positions (`_split_table`'s combos): the parts
+    def _pile_parts(self, hand: Sequence[int], size: int, win: Mapping[int, float]) -> np.ndarray:
+        """Rows (expected tricks, -log chance of winning none, expected tricks while trying
+        to lose) of every pile of `size` hand positions (`_split_table`'s combos): the parts
         of `_pile_scores` that do not depend on the group, by the same float operations in
         the same order, so the values are identical."""
         p = self.params
-        combos = _combo_array(len(hand), size)
-        one_colour, blues_lacking = _colour_parts(tuple(_colour(c) for c in hand), size)
-        powers = np.array([win[c] for c in hand])[combos]
-        expected = powers[:, 0].copy()
-        for j in range(1, size):
-            expected += powers[:, j]
-        expected += p.trump_synergy * blues_lacking
-        plain = [min(0.99, win[c]) for c in hand]
-        single = [min(0.99, win[c] * p.one_colour_danger) for c in hand]
-        dangers = np.array((plain, single))[one_colour[:, None], combos]
-        logs = np.array(([math.log(1 - d) for d in plain], [math.log(1 - d) for d in single]))[
-            one_colour[:, None], combos
-        ]
-        risk = logs[:, 0].copy()
-        tricks = dangers[:, 0].copy()
-        for j in range(1, size):
-            risk += logs[:, j]
-            tricks += dangers[:, j]
-        return expected, -risk, tricks
+        picks, blues_lacking = _pile_indexes(tuple(_colour(c) for c in hand), size)
+        powers = [win[c] for c in hand]
+        plain = [min(0.99, w) for w in powers]
+        single = [min(0.99, w * p.one_colour_danger) for w in powers]
+        logs = [math.log(1 - d) for d in plain] + [math.log(1 - d) for d in single]
+        parts = _row_sum(np.array((powers + powers, logs, plain + single)).take(picks))
+        parts[0] += p.trump_synergy * blues_lacking
+        np.negative(parts[1], out=parts[1])
+        return parts
 
     def _pile_worths(self, groups: Sequence[Sequence[float]], expected: np.ndarray) -> np.ndarray:
         """Expected worth of each group's sky cards (``groups[g]``, best first, all of one
@@ -482,21 +541,24 @@ class HeuristicAgent:
         p = self.params
         length = len(groups[0])
         capped = np.minimum(expected, float(length))
-        ducked = np.array([[v if v > 0 else p.duck_share * v for v in vs] for vs in groups])
+        ducked = [[v if v > 0 else p.duck_share * v for v in vs] for vs in groups]
+        rows = np.array([[*row, sum(row)] for row in ducked])
+        shares = np.minimum(1.0, np.maximum(0.0, capped - _steps(length)))
+        terms = rows[:, :length, None] * shares
         top = np.zeros((len(groups), len(expected)))
-        for i in range(length):
-            top += ducked[:, i : i + 1] * np.minimum(1.0, np.maximum(0.0, capped - i))
-        sums = np.array([[sum(row)] for row in ducked.tolist()])
-        mean = capped * sums / length
+        for term in terms.transpose(1, 0, 2):
+            top += term
+        mean = capped * rows[:, length:] / length
         return p.top_k_share * top + (1 - p.top_k_share) * mean
 
     def _allocate(self, table: _Table) -> tuple[tuple[int, ...], bool]:
         """The best split of the hand, and whether it is the good-weather plan."""
         p = self.params
         worth, weather = self._split_values(table)
-        noise = np.random.default_rng(self._rng.getrandbits(64)).random(len(worth)) * 1e-6
-        normal = int(np.argmax(worth + noise))
-        safe = int(np.argmax(weather + noise))
+        stream = np.random.PCG64(np.random.SeedSequence(self._rng.getrandbits(64)))
+        noise = np.random.Generator(stream).random(len(worth)) * 1e-6
+        normal = int((worth + noise).argmax())
+        safe = int((weather + noise).argmax())
         if weather[safe] > worth[normal] + p.weather_margin:
             chosen, is_weather = safe, True
         else:
@@ -524,11 +586,14 @@ class HeuristicAgent:
         """(worth of normal play, worth of declaring good weather) with these piles."""
         win = self._card_powers(table)
         values = self._group_values(table)
-        totals = np.zeros(3)
+        worth = risk = tricks = 0.0
         for g, pile in enumerate(piles):
-            totals += self._pile_scores(values[g], _cards(pile), win)
-        weather = self._weather_worth(totals[1:2], totals[2:3])
-        return float(totals[0]), float(weather[0])
+            pile_worth, pile_risk, pile_tricks = self._pile_scores(values[g], _cards(pile), win)
+            worth += pile_worth
+            risk += pile_risk
+            tricks += pile_tricks
+        weather = self._weather_worth(np.array((risk,)), np.array((tricks,)))
+        return worth, float(weather[0])
 
     # --- card play --------------------------------------------------------------------
     def _play(self, table: _Table) -> int:
@@ -548,7 +613,12 @@ class HeuristicAgent:
         end = sum(spec.group_sizes[: group + 1])
         pos = core.line_pos
         value = self._won_value(table, current.line[pos])
-        later_wanted = any(self._won_value(table, sky) > 0 for sky in current.line[pos + 1 : end])
+        later = current.line[pos + 1 : end]
+
+        def later_wanted() -> bool:
+            """Whether a later sky card of the group is wanted."""
+            return any(self._won_value(table, sky) > 0 for sky in later)
+
         pool = spec.rain_cards & ~obs.hand & ~core.played
         later_seats = [(seat + i) % n for i in range(1, n - len(plays))]
         hidden = sum(table.view.hidden_counts[s][group] for s in later_seats)
@@ -567,30 +637,32 @@ class HeuristicAgent:
             blues = (pool & _COLOUR_MASK[BLUE]).bit_count()
             return beaten_by_colour * float((1 - share * p.void_chance) ** blues)
 
-        winners = [c for c in legal if best is None or _beats(c, best, led)]
-        losers = [c for c in legal if c not in winners]
-        lowest = min(legal, key=_key)
+        if best is None:
+            winners, losers = legal, []
+        else:
+            winners = [c for c in legal if _beats(c, best, led)]
+            losers = [c for c in legal if c not in winners]
         if value > 0:
             if not plays:
                 chances = {c: hold(c) for c in legal}
                 top = max(chances.values())
-                if top < p.lead_min and later_wanted:
-                    return lowest
-                return min((c for c in legal if chances[c] >= top - 0.05), key=_key)
+                if top < p.lead_min and later_wanted():
+                    return min(legal, key=_strength)
+                return min((c for c in legal if chances[c] >= top - 0.05), key=_strength)
             if winners:
                 if not later_seats:
-                    return min(winners, key=_key)
+                    return min(winners, key=_strength)
                 chances = {c: hold(c) for c in winners}
                 safe = [c for c in winners if chances[c] >= p.hold_ok]
                 if safe:
-                    return min(safe, key=_key)
-                return max(winners, key=lambda c: (chances[c], _key(c)))
-            return min(legal, key=_key) if later_wanted else max(legal, key=_key)
+                    return min(safe, key=_strength)
+                return max(winners, key=lambda c: (chances[c], _STRENGTH[c]))
+            return min(legal, key=_strength) if later_wanted() else max(legal, key=_strength)
         if losers:
-            return min(losers, key=_key) if later_wanted else max(losers, key=_key)
+            return min(losers, key=_strength) if later_wanted() else max(losers, key=_strength)
         if not later_seats:
-            return max(legal, key=_key)
-        return min(legal, key=lambda c: (hold(c), _key(c)))
+            return max(legal, key=_strength)
+        return min(legal, key=lambda c: (hold(c), _STRENGTH[c]))
 
 
 @cache
@@ -604,6 +676,46 @@ def _expected_points(tab: tuple[int, ...], have: int, left: int, q: float) -> fl
     return total
 
 
+def _elements(table: _Table) -> tuple[tuple[int, ...], ...]:
+    """table.elems as tuples (built once per table)."""
+    if table.elements is None:
+        table.elements = tuple(map(tuple, table.elems))
+    return table.elements
+
+
+@lru_cache(maxsize=4096)
+def _kind_sums(
+    sides: tuple[int, ...], star_a_mode: int, elements: tuple[tuple[int, ...], ...], columns: int
+) -> tuple[int, ...]:
+    """Per seat, its points in the first `columns` score columns (candy, spider, leopard,
+    star) for these face-up elements (a row per seat), by the core's scoring. Cached:
+    every seat at a trick sees the same elements."""
+    players = len(elements)
+    zeros = [0] * players
+    rows, _, _ = _core.score_tallies(players, sides, star_a_mode, elements, zeros, zeros, zeros)
+    return tuple(sum(row[:columns]) for row in rows)
+
+
+@lru_cache(maxsize=4096)
+def _relative_points(
+    sides: tuple[int, ...], star_a_mode: int, elements: tuple[tuple[int, ...], ...]
+) -> tuple[float, ...]:
+    """Per seat, its kind points minus the mean of the others' (weather and face-down
+    left out) for these face-up elements."""
+    points = _kind_sums(sides, star_a_mode, elements, 4)
+    total = sum(points)
+    others = len(points) - 1
+    return tuple(float(mine) - float(total - mine) / others for mine in points)
+
+
+@cache
+def _count_gain(kind: int, side: int, have: int, count: int, left: int, q: float) -> float:
+    """Mean points a spider or leopard card of `count` elements adds to `have` of them,
+    with `left` more still to come of which each is had with chance q."""
+    tab = _kind_table(kind, side)
+    return _expected_points(tab, have + count, left, q) - _expected_points(tab, have, left, q)
+
+
 @cache
 def _combo_array(n: int, k: int) -> np.ndarray:
     """The k-subsets of positions 0..n-1 as rows, in `_split_table`'s combos order."""
@@ -611,15 +723,60 @@ def _combo_array(n: int, k: int) -> np.ndarray:
 
 
 @cache
-def _colour_parts(colours: tuple[int, ...], size: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every pile of `size` positions of a hand of these card colours (`_combo_array`
-    order): whether it is of one colour (0 or 1, an index), and its blues if it lacks a
-    red or a green (it can trump), else 0."""
-    picked = np.array(colours, dtype=np.intp)[_combo_array(len(colours), size)]
+def _pile_indexes(colours: tuple[int, ...], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every pile of `size` positions of a hand of these card colours, in
+    `_combo_array` order: (picks, blues). ``picks[j, q]`` indexes, for each pile, its j-th
+    card in row q of a (3, 2 * len(colours)) table of per-card values followed by their
+    one-colour variants, taking the variant when the pile is of one colour; ``blues`` is
+    the pile's blues if it lacks a red or a green (it can trump), else 0."""
+    n = len(colours)
+    combos = _combo_array(n, size)
+    picked = np.array(colours, dtype=np.intp)[combos]
     one_colour = (picked == picked[:, :1]).all(axis=1).astype(np.intp)
     lacks_side = ~((picked == 1).any(axis=1) & (picked == 2).any(axis=1))
     blues = (picked == BLUE).sum(axis=1)
-    return one_colour, np.where(lacks_side, blues, 0)
+    cards = (combos + n * one_colour[:, None]).T
+    picks = cards[:, None, :] + 2 * n * np.arange(3, dtype=np.intp)[None, :, None]
+    return np.ascontiguousarray(picks), np.where(lacks_side, blues, 0)
+
+
+def _row_sum(rows: np.ndarray) -> np.ndarray:
+    """rows[0] + rows[1] + ..., added in that order (the order `_pile_scores` sums in)."""
+    total = rows[0].copy()
+    for row in rows[1:]:
+        total += row
+    return total
+
+
+@cache
+def _steps(length: int) -> np.ndarray:
+    """0.0, 1.0, ..., length - 1 as a column."""
+    return np.arange(length, dtype=np.float64)[:, None]
+
+
+@cache
+def _split_picks(sizes: tuple[int, ...]) -> np.ndarray:
+    """Indexes that gather, for every split of `_split_table(sizes)`, its piles' scores from
+    the flat table `_split_values` builds: each group's pile worths (group by group), then
+    `_pile_parts` of each pile size (in order of first use). ``[g, q, i]`` is split i's
+    pile for group g in row q of (worth, risk, tricks)."""
+    splits, combos = _split_table(sizes)
+    piles = {size: len(combos[size]) for size in sizes}
+    worth_at = list(itertools.accumulate((piles[size] for size in sizes), initial=0))
+    distinct = list(dict.fromkeys(sizes))
+    parts_at = dict(
+        zip(
+            distinct,
+            itertools.accumulate((3 * piles[size] for size in distinct), initial=worth_at[-1]),
+            strict=False,
+        )
+    )
+    rows = []
+    for g, size in enumerate(sizes):
+        column = splits[:, g]
+        risk_at = parts_at[size] + piles[size]
+        rows.append((column + worth_at[g], column + risk_at, column + risk_at + piles[size]))
+    return np.ascontiguousarray(np.array(rows, dtype=np.intp))
 
 
 @cache
@@ -663,7 +820,8 @@ def _split_piles(obs: Observation, k: int) -> tuple[int, ...]:
     hand = _cards(obs.hand)
     splits, combos = _split_table(sizes)
     return tuple(
-        _mask([hand[i] for i in combos[size][int(splits[k, g])]]) for g, size in enumerate(sizes)
+        _mask([hand[i] for i in combos[size][pile]])
+        for size, pile in zip(sizes, splits[k].tolist(), strict=True)
     )
 
 

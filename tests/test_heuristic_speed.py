@@ -5,11 +5,14 @@ it replaced.
 allocation was vectorised (per-pile `_pile_scores` for every pile of every group, the
 tables built afresh for each sky card); each agent class is compared with the same class
 over that copy, at random positions of 2..5 players with random sides and star options,
-and over whole seeded games.
+and over whole seeded games. `GOLDEN_MOVES` pins every move of fixed seeded games to the
+digest recorded before the second round of speed work (issue 13: forced plays, memos of
+the table and the hand, one gather for the splits), so no speed change can alter a move.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -22,18 +25,20 @@ from csl_ai import _core
 from csl_ai.agents import play_game
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.heuristic import (
+    _STRENGTH,
     HeuristicAgent,
     _cards,
     _colour,
     _expected_points,
+    _key,
     _kind_table,
     _mask,
     _split_table,
     _Table,
     no_decision,
 )
-from csl_ai.moves import Move
-from csl_ai.notation import BLUE, MAX_RANK
+from csl_ai.moves import Allocate, Move, Play
+from csl_ai.notation import BLUE, MAX_RANK, N_RAIN
 from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.zoo import ZOO_AGENTS
 
@@ -382,3 +387,63 @@ def test_seeded_games_are_move_for_move_those_of_the_slow_code(players: int) -> 
         fast = _moves(rules, [cls(seed + s) for s, cls in enumerate(classes)], seed)
         slow = _moves(rules, [REFERENCE[cls](seed + s) for s, cls in enumerate(classes)], seed)
         assert fast == slow
+
+
+GOLDEN_MOVES: dict[int, str] = {
+    2: "2cd8a848deb34a6ea20e700fae106ab1ffa90fb9cf2d3e7d25e2d813c97a78d4",
+    3: "bd334769479fc7431b0829edb9e2bf555382aedae886a4fbf6fb4154fd40cc5c",
+    4: "828ca45b61f4349651142ea6ed8c33b5ec27086813148409dc81e071a85781c0",
+    5: "779843355c476485d09e87bc233ab0619f6754031a9d7c0a48719d55c76ed3ff",
+}
+"""sha256 of `_golden_digest(players)`'s moves, recorded from the agents as of commit
+d0e5654, before the second round of speed work."""
+
+
+def _golden_rules(players: int, i: int) -> RulesConfig:
+    """Rules of golden game i: sides, star option and first seat cycle with i."""
+    return RulesConfig(
+        players=players,
+        sides=tuple(Side.B if (i >> k) & 1 else Side.A for k in range(4)),  # type: ignore[arg-type]
+        star_option=(StarOption.TWICE, StarOption.DOUBLE)[(i >> 4) & 1],
+        first_seat=i % players,
+    )
+
+
+def _move_key(seat: int, move: Move) -> str:
+    if isinstance(move, Play):
+        return f"{seat}p{move.card};"
+    if isinstance(move, Allocate):
+        return f"{seat}a{','.join(map(str, move.piles))};"
+    return f"{seat}d{int(move.good_weather)};"
+
+
+def _golden_digest(players: int) -> str:
+    """Every move of 20 seeded games: 14 between heuristic agents, 6 mixing in the zoo."""
+    digest = hashlib.sha256()
+    for i in range(20):
+        if i < 14:
+            classes = [HeuristicAgent] * players
+        else:
+            classes = [AGENT_CLASSES[(i + s) % len(AGENT_CLASSES)] for s in range(players)]
+        agents = [cls(100 * i + s) for s, cls in enumerate(classes)]
+        play_game(
+            _golden_rules(players, 7 * i + 3),
+            agents,
+            1000 + i,
+            on_move=lambda _g, seat, move: digest.update(_move_key(seat, move).encode()),
+        )
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_seeded_games_are_move_for_move_the_recorded_ones(players: int) -> None:
+    assert _golden_digest(players) == GOLDEN_MOVES[players], (
+        f"{players}-player heuristic and zoo games no longer make the recorded moves"
+    )
+
+
+def test_strength_orders_cards_as_key() -> None:
+    for a in range(N_RAIN):
+        for b in range(N_RAIN):
+            assert (_STRENGTH[a] < _STRENGTH[b]) == (_key(a) < _key(b))
+            assert (_STRENGTH[a] == _STRENGTH[b]) == (_key(a) == _key(b))
