@@ -90,22 +90,52 @@ class PhaseHybrid:
         return self.search_agent.act(obs) if kind in self.phases else move
 
 
-def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float]:
-    """One game: the tuned agent at seat `rotation` of deal `deal`; its win share."""
+class PhaseBudget:
+    """ISMCTS with its own iteration budget for each kind of decision (the rest: --iters);
+    counts the iterations and CPU seconds it spends, to compare schedules at equal cost."""
+
+    def __init__(self, budgets: dict[str, int], default: int, seed: int, config: SearchConfig) -> None:
+        self.agents = {
+            phase: IsmctsAgent(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config)
+            for phase in PHASES
+        }
+        self.name = "ismcts-by-phase"
+        self.iterations = 0
+        self.cpu_s = 0.0
+        self.decisions = 0
+
+    def act(self, obs: Observation) -> Move:
+        agent = self.agents[obs.phase.value]
+        started = time.process_time()
+        move = agent.act(obs)
+        self.cpu_s += time.process_time() - started
+        result = agent.last_result
+        if result is not None and result.iterations:
+            self.iterations += result.iterations
+            self.decisions += 1
+        return move
+
+
+def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float, int]:
+    """One game: the tuned agent at seat `rotation` of deal `deal`; its win share, and
+    the iterations, CPU seconds and searched decisions it spent."""
     args, deal, rotation = task
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
             agents.append(make_agent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
             continue
-        limit = SearchLimit(iterations=args["iters"], seed=seed_of(args["base"], deal, rotation, "test"))
-        agent: Agent = IsmctsAgent(limit, SearchConfig(**args["config"]))
+        test_seed = seed_of(args["base"], deal, rotation, "test")
+        agent: Agent = PhaseBudget(args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]))
         if args["phases"]:
             heuristic = HeuristicAgent(seed_of(args["base"], deal, rotation, "h"))
             agent = PhaseHybrid(agent, heuristic, set(args["phases"]))
         agents.append(agent)
+        tuned = agents[-1] if isinstance(agents[-1], PhaseBudget) else None
+        if tuned is None:
+            tuned = agents[-1].search_agent  # type: ignore[attr-defined]
     game = play_game(RulesConfig(players=args["players"]), agents, args["base"] + deal)
-    return deal, game.result().win_share(rotation)
+    return deal, game.result().win_share(rotation), tuned.iterations, tuned.cpu_s, tuned.decisions
 
 
 def main() -> int:
@@ -118,6 +148,11 @@ def main() -> int:
     parser.add_argument("--base", type=int, default=777)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--phases", default="", help=f"comma-separated subset of {', '.join(PHASES)}")
+    parser.add_argument(
+        "--phase-iters",
+        default="{}",
+        help='iterations by kind of decision as JSON, e.g. \'{"allocate": 40000}\' (others: --iters)',
+    )
     a = parser.parse_args()
     try:
         config = json.loads(a.config)
@@ -127,20 +162,28 @@ def main() -> int:
     phases = [p for p in a.phases.split(",") if p]
     if any(p not in PHASES for p in phases):
         parser.error(f"--phases: expected a subset of {', '.join(PHASES)}, got {a.phases!r}")
+    phase_iters = json.loads(a.phase_iters)
+    if not isinstance(phase_iters, dict) or any(k not in PHASES for k in phase_iters):
+        parser.error(f"--phase-iters: expected a JSON object with keys in {', '.join(PHASES)}")
     args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
-            "base": a.base, "phases": phases}
+            "base": a.base, "phases": phases, "phase_iters": phase_iters}
     tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
     started = time.perf_counter()
     with multiprocessing.Pool(a.workers) as pool:
         results = pool.map(play, tasks, chunksize=1)
     shares: dict[int, list[float]] = {}
-    for deal, share in results:
+    for deal, share, *_ in results:
         shares.setdefault(deal, []).append(share)
-    mean = sum(s for _d, s in results) / len(results)
+    mean = sum(r[1] for r in results) / len(results)
     lo, hi = bootstrap(shares)
-    print(f"config {a.config} iters={a.iters} vs {a.opponent} players={a.players} "
-          f"phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
-          f"over {len(results)} games, {time.perf_counter() - started:.0f} s")
+    iterations = sum(r[2] for r in results)
+    cpu_s = sum(r[3] for r in results)
+    searched = sum(r[4] for r in results)
+    print(f"config {a.config} iters={a.iters} phase_iters={a.phase_iters} vs {a.opponent} "
+          f"players={a.players} phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
+          f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
+          f"{iterations / max(searched, 1):,.0f} iterations and {1000 * cpu_s / max(searched, 1):.1f} ms "
+          f"CPU a searched decision, {cpu_s / len(results):.2f} s CPU a game")
     return 0
 
 
