@@ -66,7 +66,6 @@ from csl_ai.moves import Move, parse_move
 from csl_ai.notation import cards_of, format_cards, format_piles
 from csl_ai.rules import StarOption
 from csl_ai.session import DEFAULT_AI, HUMAN, Table, TableError, TableOptions
-from csl_ai.session import derived_seed as derived_seed  # noqa: F401  (kept for importers)
 
 if TYPE_CHECKING:
     from csl_ai.search import SearchResult

@@ -24,10 +24,10 @@ from typing import Any, Final
 from starlette.concurrency import run_in_threadpool
 
 from csl_ai.agents import LEVELS, make_agent
-from csl_ai.analysis import analyze_game, summary_rows
+from csl_ai.analysis import Decision, Replayer, analyze_game, summary_rows
 from csl_ai.errors import CslError, clip
 from csl_ai.game import Game
-from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
+from csl_ai.moves import move_to_json
 from csl_ai.position import observation_to_position
 from csl_ai.records import new_record_path, replay_record, save_record
 from csl_ai.records import load_record as _load_record_shape
@@ -163,53 +163,21 @@ def store_upload(folder: Path, record: object, live: set[str]) -> dict[str, Any]
 
 # --- review --------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ReviewStep:
+class ReviewStep(Decision):
     """One recorded decision, in the order a review steps through them."""
 
-    round: int
-    trick: int | None
-    seat: int
-    move: Move
-    forced: bool
-
-    @property
-    def label(self) -> str:
-        if self.trick is not None:
-            return f"r{self.round + 1} t{self.trick + 1}"
-        return f"r{self.round + 1} {'piles' if isinstance(self.move, Allocate) else 'weather'}"
+    forced: bool = False
+    """A card its player had to play (the only legal one)."""
 
 
-class Walk:
-    """Re-enacts a checked game from its deals: iterate to get each step before it is
-    applied to `Walk.game`; once the iteration ends the game stands after the last step."""
+class Walk(Replayer):
+    """A `Replayer` whose steps also say whether a card was forced: iterate to get each
+    step before it is applied to `Walk.game`; afterwards the game stands after the last."""
 
-    def __init__(self, reference: Game) -> None:
-        self.reference = reference
-        self.game = Game(
-            reference.rules,
-            seed=reference.seed,
-            sky_order=reference.core.sky_order,
-            auto_deal=False,
-        )
-
-    def __iter__(self) -> Iterator[ReviewStep]:
-        game = self.game
-        for r, log in enumerate(self.reference.rounds):
-            hands = [h if h is not None else 0 for h in log.hands]
-            game.deal(hands, log.set_aside or 0)
-            for seat, piles in enumerate(log.allocations):
-                if piles is not None:
-                    yield ReviewStep(r, None, seat, Allocate(piles), False)
-                    game.apply(Allocate(piles), seat)
-            for seat, good in enumerate(log.declarations):
-                if good is not None:
-                    yield ReviewStep(r, None, seat, Declare(good), False)
-                    game.apply(Declare(good), seat)
-            for trick in log.tricks:
-                for seat, card in trick.plays:
-                    forced = game.core.legal_plays().bit_count() == 1
-                    yield ReviewStep(r, trick.index, seat, Play(card), forced)
-                    game.apply(Play(card), seat)
+    def __iter__(self) -> Iterator[ReviewStep]:  # type: ignore[override]
+        for decision in super().__iter__():
+            forced = decision.trick is not None and self.game.core.legal_plays().bit_count() == 1
+            yield ReviewStep(decision.round, decision.trick, decision.seat, decision.move, forced)
 
 
 def step_json(index: int, step: ReviewStep) -> dict[str, Any]:
@@ -222,7 +190,7 @@ def step_json(index: int, step: ReviewStep) -> dict[str, Any]:
         "kind": move_kind(step.move),
         "move": move_to_json(step.move),
         "text": move_text(step.move),
-        "label": step.label,
+        "label": step.where,
         "forced": step.forced,
     }
 
@@ -343,7 +311,7 @@ def analysis_json(reference: Game, seats: Sequence[int], iterations: int, report
                 "trick": step.trick,
                 "seat": step.seat,
                 "kind": move_kind(step.move),
-                "label": step.label,
+                "label": step.where,
                 "played": move_to_json(step.move),
                 "played_text": move_text(step.move),
                 "engine": move_to_json(engine) if engine is not None else None,
