@@ -166,6 +166,20 @@ def test_train_runs_expert_iteration_and_reproduces_its_weights(tmp_path: Path) 
     assert CardPolicy.load(tmp_path / "a" / "card_policy.json") == first
 
 
+def test_train_joins_ray_once_for_all_its_self_play_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ray's start-up is paid once per training, not once per generation and player count."""
+    import csl_ai.tournament.train as train_module
+
+    joined: list[RunOptions] = []
+    monkeypatch.setattr(train_module, "where_to_play", lambda options: "measure")
+    monkeypatch.setattr(train_module, "connect_ray", lambda options: joined.append(options) or False)
+    config = TrainConfig(players=(2, 3), games=2, generations=2, iterations=50, seed=4)
+    _, history = train(config, tmp_path / "run", RunOptions(workers=0, progress=False))
+    assert len(history) == 2 and len(joined) == 1
+
+
 def test_csl_train_writes_a_policy_file(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(

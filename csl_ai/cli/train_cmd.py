@@ -49,7 +49,11 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option("--seed", help="Fixes every game and so the weights.")] = 1,
         workers: Annotated[
             Optional[int],  # noqa: UP007
-            typer.Option("--workers", help="Local Ray CPUs (default: all); 0 plays in this process."),
+            typer.Option(
+                "--workers",
+                help="Local Ray CPUs (default: all; Ray starts once for the whole training); "
+                "0 or 1 plays in this process, without Ray.",
+            ),
         ] = None,
         address: Annotated[
             Optional[str],  # noqa: UP007

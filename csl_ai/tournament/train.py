@@ -23,7 +23,7 @@ import numpy as np
 from csl_ai.agents import Agent, IsmctsAgent, make_agent
 from csl_ai.policy import CardPolicy, Example, cross_entropy, fit, rules_policy
 from csl_ai.rules import RulesConfig
-from csl_ai.tournament.harness import TRAINING_FILE, RunOptions, start
+from csl_ai.tournament.harness import TRAINING_FILE, RunOptions, connect_ray, start, where_to_play
 from csl_ai.tournament.rows import TrainingRows, load_training_rows
 from csl_ai.tournament.runner import TournamentConfig, TournamentError, derive_seed
 
@@ -118,11 +118,30 @@ def train(
     on_generation: Callable[[Generation], None] | None = None,
 ) -> tuple[CardPolicy, list[Generation]]:
     """Run expert iteration into the folder out (one self-play run per generation and
-    player count); returns the final policy and each generation's figures."""
+    player count); returns the final policy and each generation's figures.
+
+    Unless the options say to play in this process, Ray is started (or joined) once for
+    the whole training, not once per self-play run."""
     root = Path(out)
     if root.exists():
         raise TournamentError(f"out: {str(root)!r} already exists; choose a new folder")
     root.mkdir(parents=True)
+    started_ray = where_to_play(options) != "here" and connect_ray(options)
+    try:
+        return _train(config, root, options, on_generation)
+    finally:
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+
+
+def _train(
+    config: TrainConfig,
+    root: Path,
+    options: RunOptions,
+    on_generation: Callable[[Generation], None] | None,
+) -> tuple[CardPolicy, list[Generation]]:
     weights = np.array(rules_policy(config.start_strength).weights)
     generations: list[Generation] = []
     spec = f"ismcts:iters={config.iterations}"
