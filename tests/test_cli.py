@@ -237,6 +237,15 @@ def test_csl_play_keeps_a_secret_deals_seed_until_the_game_is_over(tmp_path: Pat
     assert f"This deal again: --seed {seed}" in end
 
 
+@pytest.mark.parametrize("command", [[], ["play"], ["best-move"], ["analyze"], ["serve"]])
+def test_help_shows_flags_without_a_value_type(command: list[str]) -> None:
+    """A flag takes no value: help must not show ``--hint <bool>`` (``--hint true`` is refused)."""
+    result = invoke([*command, "--help"])
+    assert_ok(result)
+    assert "<bool>" not in result.stdout and "--help" in result.stdout
+    assert "<int" in result.stdout or not command
+
+
 def test_csl_play_hint_shows_ranked_moves_at_the_ais_level(tmp_path: Path) -> None:
     lines = ["hint", "quit"]
     args = ["play", "-n", "2", "--ai", "ismcts:iters=60", "--seed", "2025", "--hint"]

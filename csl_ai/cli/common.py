@@ -28,9 +28,27 @@ from types import FrameType
 from typing import Any, Final, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from csl_ai.errors import CslError, OutputWriteError, clip, path_label, short_repr
+
+
+def _flags_show_no_type() -> None:
+    """In help, a flag (``--hint``) shows no ``<bool>``: recent typer prints a type for
+    every option, which reads as if the flag wanted a value (``--hint true`` is refused)."""
+    option = TyperOption
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None or getattr(shown, "_csl_flags", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._csl_flags = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
