@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from csl_ai.errors import CslError, IllegalMoveError
-from csl_ai.game import Game, Phase
+from csl_ai.game import Game, Observation, Phase
 from csl_ai.moves import Move
 from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
 
 if TYPE_CHECKING:
     from csl_ai.agents import Agent
-    from csl_ai.search import SearchLimit, SearchResult
+    from csl_ai.search import SearchConfig, SearchLimit, SearchResult
 
 HUMAN: Final = "human"
 """The record's name for a seat played by a person."""
@@ -269,18 +269,25 @@ class Table:
         level = next((name for name, n in LEVELS.items() if n == limit.iterations), None)
         return "the AI seats' level" + (f", {level}" if level is not None else "")
 
-    def hint(self, seat: int | None = None, threads: int = 1) -> SearchResult:
-        """The AI's view of a human's decision, searched at the AI seats' level and settings."""
-        from csl_ai.search import search
-
+    def hint_search(
+        self, seat: int | None = None, threads: int = 1
+    ) -> tuple[Observation, SearchLimit, SearchConfig | None]:
+        """What a hint searches, without searching: the waiting human's observation, the
+        AI seats' budget with a fresh hint seed, and their settings. A caller that must not
+        block (the web table) runs `csl_ai.search.search` on these elsewhere."""
         waiting = self.waiting_for
         if waiting is None or (seat is not None and seat != waiting):
             raise IllegalMoveError("no human decision to advise on now")
         self._hints += 1
         limit = self.hint_limit(derived_seed(self.game.seed, f"hint{self._hints}"), threads)
-        agent = self._searching_agent()
-        config = getattr(agent, "config", None)
-        return search(self.game.observation(waiting), limit, config)
+        config = getattr(self._searching_agent(), "config", None)
+        return self.game.observation(waiting), limit, config
+
+    def hint(self, seat: int | None = None, threads: int = 1) -> SearchResult:
+        """The AI's view of a human's decision, searched at the AI seats' level and settings."""
+        from csl_ai.search import search
+
+        return search(*self.hint_search(seat, threads))
 
     # --- saving ---------------------------------------------------------------------------
     def record(self, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -179,7 +179,7 @@ def round_wins_text(game: Game, names: Sequence[str]) -> Text | None:
     out = Text("Won this round so far (counted when the round ends): ")
     parts = []
     for seat in range(game.players):
-        won = [game.sky_cards[t.sky] for t in log.tricks if t.winner == seat and t.sky is not None]
+        won = won_this_round(game, log, seat)
         part = Text(f"{names[seat]} ")
         part.append_text(sky_cards_text(won, empty="nothing"))
         if log.declarations[seat]:
@@ -279,11 +279,16 @@ def verb(name: str, word: str) -> str:
     return word if name == "You" else word + "s"
 
 
+def won_this_round(game: Game, log: RoundLog, seat: int) -> list[SkyCard]:
+    """The sky cards seat has won in the round of log so far, in trick order."""
+    return [game.sky_cards[t.sky] for t in log.tricks if t.winner == seat and t.sky is not None]
+
+
 def round_summary(game: Game, log: RoundLog, names: Sequence[str]) -> list[Text]:
     """Per seat: sky cards won this round, and the fate of a good weather declaration."""
     lines = []
     for seat in range(game.players):
-        won = [game.sky_cards[t.sky] for t in log.tricks if t.winner == seat and t.sky is not None]
+        won = won_this_round(game, log, seat)
         line = Text(f"{names[seat]}: ")
         line.append_text(sky_cards_text(won, empty="nothing"))
         if log.declarations[seat]:

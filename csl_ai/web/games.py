@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from starlette.concurrency import run_in_threadpool
 
-from csl_ai.agents import LEVELS, Agent, make_agent
+from csl_ai.agents import LEVELS, make_agent
 from csl_ai.analysis import win_interval
 from csl_ai.errors import CslError, IllegalMoveError, NotationError, OutputWriteError, clip
 from csl_ai.explain import sky_worth, sky_worth_text
@@ -49,8 +49,8 @@ from csl_ai.rules import (
     StarOption,
     parse_sides,
 )
-from csl_ai.search import SearchConfig, SearchResult, search
-from csl_ai.session import HUMAN, Table, derived_seed
+from csl_ai.search import SearchResult, search
+from csl_ai.session import HUMAN, Table
 from csl_ai.web.errors import ApiError, api_error_for, bad_request, busy, conflict, not_found
 from csl_ai.web.state import board_json, move_kind, move_text, result_json, rules_json, trick_json
 
@@ -186,7 +186,6 @@ class LiveGame:
     version: int = 0
     """Counts every change, so a search can tell whether its game moved on meanwhile."""
     last_used: float = field(default_factory=time.monotonic)
-    hints: int = 0
     save_error: str | None = None
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -226,16 +225,6 @@ def _estimate(result: SearchResult | None, move: Move) -> dict[str, Any] | None:
         "iterations": result.iterations,
         "elapsed_s": result.elapsed_s,
     }
-
-
-def _searching_config(table: Table) -> SearchConfig:
-    """The search settings of the table's first searching AI seat (default settings)."""
-    for seat in sorted(table.agents):
-        agent: Agent = table.agents[seat]
-        config = getattr(agent, "config", None)
-        if getattr(agent, "limit", None) is not None and isinstance(config, SearchConfig):
-            return config
-    return SearchConfig()
 
 
 def _check_fields(body: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
@@ -649,10 +638,7 @@ class GameStore:
         seat = table.waiting_for if game.playing else None
         if seat is None:
             raise conflict("no human decision to advise on now")
-        obs = table.game.observation(seat)
-        game.hints += 1
-        limit = table.hint_limit(derived_seed(table.game.seed, f"web-hint{game.hints}"))
-        config = _searching_config(table)
+        obs, limit, config = table.hint_search(seat)
         async with self._search_slots:
             result = await run_in_threadpool(search, obs, limit, config)
         best = result.moves[0]
