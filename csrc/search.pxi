@@ -83,6 +83,8 @@ cdef enum:
     MAX_PATH = 160
     MAX_BET_TRIES = 64
     N_CARD_FEATURES = 16
+    N_SPLIT_FEATURES = 4
+    MAX_POOL = 1 << 16
     MAX_LEGAL = 12
     RESERVE_NODES = 8
     CACHE_LINE = 64
@@ -154,6 +156,13 @@ ctypedef struct SearchSpec:
     double bet_centre           # hand danger at which a sensible seat bets half the time
     double bet_scale            # how sharply that chance falls with the danger
     double randomness[MAX_PLAYERS]  # per seat: the chance it plays like a random player
+    # allocation inference (see split_features and infer_splits)
+    double split_w[2][N_SPLIT_FEATURES]  # a sensible seat's split weights; [1]: one that bet
+    uint64_t played_from[MAX_PLAYERS][MAX_GROUPS]  # cards each seat has played from each pile
+    uint8_t pile_void[MAX_PLAYERS][MAX_GROUPS]     # colours each seat has shown its pile lacks
+    int32_t split_moves     # swap proposals per seat and world
+    int32_t pool_n          # 0: worlds straight from the sampler; else drawn from the pool
+    State* pool             # pool_n worlds, the others' splits drawn by the allocation model
 
 
 ctypedef struct RootStat:
@@ -478,6 +487,119 @@ cdef double allocation_prior(const State* st, const Policy* pp, int seat, const 
                     missing += 1
             score += pp.void_bonus * missing
     return score
+
+
+cdef void pile_features(const State* st, const Policy* pp, int seat, int g, uint64_t pile,
+                        double* f) noexcept nogil:
+    """Add one whole pile's part of the split features to f (each feature is a sum over the
+    piles; see split_features)."""
+    cdef double v = 0.0
+    cdef uint64_t ps = to_strength(pile)
+    cdef int i, c, sky, kind, have
+    for i in range(st.cfg.group_size[g]):
+        sky = st.sky_order[st.sky_pos + st.cfg.group_start[g] + i]
+        kind = st.cfg.sky_kind[sky]
+        have = st.elems[seat][kind]
+        if have >= VALUE_HAVE:
+            have = VALUE_HAVE - 1
+        v += pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+    if ps:
+        f[0] += v * hand_danger_s(pp, ps)
+        f[1] += v * pp.danger_s[highest_card(ps)]
+    if pile & colour_mask(BLUE):
+        f[3] += 1.0
+        for c in range(1, N_COLOURS):
+            if not (pile & colour_mask(c)):
+                f[2] += 1.0
+
+
+cdef void split_features(const State* st, const Policy* pp, int seat, const uint64_t* piles,
+                         double* f) noexcept nogil:
+    """What a sensible split looks like, as numbers (the allocation model's features): the
+    rules' danger placed where the round's sky cards are worth most to seat (summed and by
+    each pile's top card), the colours missing beside a trump, the piles holding a trump.
+    piles are the round's whole piles; values use the seat's elements before the round."""
+    cdef int g, i
+    for i in range(N_SPLIT_FEATURES):
+        f[i] = 0.0
+    for g in range(st.cfg.n_groups):
+        pile_features(st, pp, seat, g, piles[g], f)
+
+
+cdef double pile_score(const State* st, const Policy* pp, const double* w, int seat, int g,
+                       uint64_t pile) noexcept nogil:
+    """One pile's share of w . split_features."""
+    cdef double f[N_SPLIT_FEATURES]
+    cdef double score = 0.0
+    cdef int i
+    for i in range(N_SPLIT_FEATURES):
+        f[i] = 0.0
+    pile_features(st, pp, seat, g, pile, f)
+    for i in range(N_SPLIT_FEATURES):
+        score += w[i] * f[i]
+    return score
+
+
+cdef void infer_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    """Redraw each other seat's split of its sampled hand toward the allocation model:
+    split_moves Metropolis steps per seat, each proposing to swap two unplayed cards
+    between two of its piles (kept only where both piles may hold the incoming colour),
+    accepted with chance min(1, exp(change in (1 - randomness) w . f)). The proposal is
+    symmetric, so the chain's target is the model's split given the seat's hand and all
+    it has shown; it starts from the sampler's uniform split and never stalls."""
+    cdef uint64_t rest[MAX_GROUPS]
+    cdef uint64_t whole[MAX_GROUPS]
+    cdef double score[MAX_GROUPS]
+    cdef const double* w
+    cdef double t, sg, sh, delta
+    cdef uint64_t ng_mask, new_g, new_h
+    cdef int s, g, h, k, a, b, ng = st.cfg.n_groups, open_n
+    cdef int open_g[MAX_GROUPS]
+    for s in range(st.cfg.n_players):
+        if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
+            continue
+        t = 1.0 - sp.randomness[s]
+        if t <= 0.0:
+            continue
+        w = sp.split_w[1 if (st.weather_done_mask >> s) & 1 and (st.declared_mask >> s) & 1 else 0]
+        if w[0] == 0.0 and w[1] == 0.0 and w[2] == 0.0 and w[3] == 0.0:
+            continue
+        open_n = 0
+        for g in range(ng):
+            rest[g] = st.pile[s][g]
+            whole[g] = rest[g] | sp.played_from[s][g]
+            score[g] = pile_score(st, &sp.policy, w, s, g, whole[g])
+            if rest[g]:
+                open_g[open_n] = g
+                open_n += 1
+        if open_n < 2:
+            continue
+        for k in range(sp.split_moves):
+            g = open_g[rng_below(rng, open_n)]
+            h = open_g[rng_below(rng, open_n - 1)]
+            if h == g:
+                h = open_g[open_n - 1]
+            a = rng_pick_card(rng, rest[g])
+            b = rng_pick_card(rng, rest[h])
+            if card_colour(a) == card_colour(b):
+                continue
+            if (sp.pile_void[s][g] >> card_colour(b)) & 1 or (sp.pile_void[s][h] >> card_colour(a)) & 1:
+                continue
+            new_g = whole[g] & ~bit(a) | bit(b)
+            new_h = whole[h] & ~bit(b) | bit(a)
+            sg = pile_score(st, &sp.policy, w, s, g, new_g)
+            sh = pile_score(st, &sp.policy, w, s, h, new_h)
+            delta = t * (sg + sh - score[g] - score[h])
+            if delta < 0.0 and rng_unit(rng) >= exp(delta):
+                continue
+            whole[g] = new_g
+            whole[h] = new_h
+            rest[g] = rest[g] & ~bit(a) | bit(b)
+            rest[h] = rest[h] & ~bit(b) | bit(a)
+            score[g] = sg
+            score[h] = sh
+        for g in range(ng):
+            st.pile[s][g] = rest[g]
 
 
 # --- the playout ----------------------------------------------------------------------------
@@ -926,11 +1048,16 @@ cdef double bet_acceptance(const SearchSpec* sp, const State* st) noexcept nogil
 
 
 cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
-    """A world for one iteration: exactly uniform from the sampler, then, with bet inference,
-    accepted with chance bet_acceptance (rejection sampling: the accepted worlds follow the
-    posterior given the bets); after MAX_BET_TRIES refusals the last draw stands, so a
-    search never stalls on an unlikely bet. Last, the allocation model (if on)."""
+    """A world for one iteration. With allocation inference, one of the pool's worlds
+    (see build_pool), uniformly. Else exactly uniform
+    from the sampler, then, with bet inference, accepted with chance bet_acceptance
+    (rejection sampling: the accepted worlds follow the posterior given the bets); after
+    MAX_BET_TRIES refusals the last draw stands, so a search never stalls on an unlikely
+    bet. Last, the rules' allocation model (if on)."""
     cdef int tries = 1
+    if sp.pool_n > 0:
+        st[0] = sp.pool[rng_below(rng, sp.pool_n)]
+        return
     sampler_draw(sp.sampler, rng, st)
     if sp.bet_inference:
         while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
@@ -938,6 +1065,24 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
             tries += 1
     if sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
+
+
+cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
+    """Draw n worlds as the search would without allocation inference, then redraw the
+    other seats' splits in each by the allocation model (infer_splits). 0 on success, -1
+    out of memory."""
+    cdef State* pool
+    cdef int i
+    sp.pool_n = 0
+    pool = <State*>realloc(sp.pool, n * sizeof(State))
+    if pool == NULL:
+        return -1
+    sp.pool = pool
+    for i in range(n):
+        draw_world(sp, rng, &pool[i])
+        infer_splits(sp, &pool[i], rng)
+    sp.pool_n = n
+    return 0
 
 
 cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
@@ -1226,12 +1371,15 @@ cdef class SearchEngine:
     def __cinit__(self):
         self.sp.cand_piles = <uint64_t*>malloc(MAX_CANDIDATES * MAX_GROUPS * sizeof(uint64_t))
         self.sp.cand_key = <int32_t*>malloc(MAX_CANDIDATES * sizeof(int32_t))
+        self.sp.pool = NULL
+        self.sp.pool_n = 0
         if self.sp.cand_piles == NULL or self.sp.cand_key == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.sp.cand_piles)
         free(self.sp.cand_key)
+        free(self.sp.pool)
 
     def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
                  int rules_playout, int opponents_rules, int model_allocations, double c_uct, double margin_weight,
@@ -1344,6 +1492,62 @@ cdef class SearchEngine:
         self.sp.bet_inference = 1 if (self.sp.policy.rules
                                       and self.sampler.sm.base.phase == PHASE_PLAY) else 0
         return bool(self.sp.bet_inference)
+
+    def set_allocation_inference(self, weights, declared_weights, played_from, voids,
+                                 int moves, int pool, uint64_t seed):
+        """Draw the other seats' splits by the allocation model (infer_splits): weights (and
+        declared_weights, for a seat that bet on good weather) are one number per
+        split_features entry; played_from[s][g] the cards seat s has played from its pile
+        g this round and voids[s][g] the colours it has shown that pile lacks; moves the
+        swap proposals per seat and world. Draws a pool of that many worlds (seeded) now,
+        after set_randomness and set_bet_inference; the search then draws among them.
+        Returns whether it is on: not with random playouts, nor where no other seat has
+        split its hand."""
+        cdef Rng rng
+        cdef int s, g, k, n = self.sampler.sm.base.cfg.n_players, ng = self.sampler.sm.base.cfg.n_groups
+        w = [[float(v) for v in weights], [float(v) for v in declared_weights]]
+        if any(len(row) != N_SPLIT_FEATURES or not all(v == v and abs(v) < 1e6 for v in row) for row in w):
+            raise ValueError(f"set_allocation_inference needs {N_SPLIT_FEATURES} finite weights, twice")
+        if not 1 <= pool <= MAX_POOL:
+            raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
+        if not 0 <= moves <= 100000:
+            raise ValueError(f"moves must be 0..100000, got {moves!r}")
+        rows = [list(r) for r in played_from]
+        void_rows = [list(r) for r in voids]
+        if (len(rows) != n or any(len(r) != ng for r in rows)
+                or len(void_rows) != n or any(len(r) != ng for r in void_rows)):
+            raise ValueError("played_from and voids need one row per seat, one entry per group")
+        for k in range(N_SPLIT_FEATURES):
+            self.sp.split_w[0][k] = w[0][k]
+            self.sp.split_w[1][k] = w[1][k]
+        for s in range(MAX_PLAYERS):
+            for g in range(MAX_GROUPS):
+                self.sp.played_from[s][g] = rows[s][g] if s < n and g < ng else 0
+                self.sp.pile_void[s][g] = (void_rows[s][g] & 7) if s < n and g < ng else 0
+        self.sp.split_moves = moves
+        self.sp.pool_n = 0
+        if not self.sp.policy.rules or self.sampler.sm.base.phase == PHASE_ALLOCATE and not any(
+                (self.sampler.sm.base.allocated_mask >> s) & 1 for s in range(n) if s != self.sp.root_seat):
+            return False
+        rng_seed(&rng, seed)
+        with nogil:
+            k = build_pool(&self.sp, &rng, pool)
+        if k != 0:
+            raise MemoryError()
+        return True
+
+    def split_features(self, CoreState state, int seat, piles):
+        """The allocation model's features of seat's split piles (a tuple of pile masks, the
+        round's whole piles) in state's round, for fitting the model's weights."""
+        cdef uint64_t P[MAX_GROUPS]
+        cdef double f[N_SPLIT_FEATURES]
+        cdef int g, ng = state.st.cfg.n_groups
+        if len(piles) != ng or not 0 <= seat < state.st.cfg.n_players:
+            raise ValueError("split_features needs a seat and one pile per group")
+        for g in range(MAX_GROUPS):
+            P[g] = piles[g] if g < ng else 0
+        split_features(&state.st, &self.sp.policy, seat, P, f)
+        return [f[g] for g in range(N_SPLIT_FEATURES)]
 
     def draw_worlds(self, long n, uint64_t seed):
         """n worlds as the search draws them (bet inference and allocation model included),

@@ -1,0 +1,161 @@
+"""Fit the allocation model behind SearchConfig.split_weights, and test it on held-out bots.
+
+A sensible player splits its hand on purpose: strong cards where the round's sky cards are
+worth most, voids beside a trump. The search's allocation inference (csrc/search.pxi
+world_log_weight) weights each sampled world by how likely each other seat's split is under
+a conditional logit over the features of split_features:
+
+    P(split | hand, line) = exp(w . f(split)) / sum over the hand's splits of exp(w . f)
+
+This script plays games between rule-based agents, records every allocation with the
+features of all the hand's splits, and fits w per player count by Newton's method on the
+tuning agents' allocations, separately for seats that then bet on good weather (their
+splits serve another plan). It then prints, for every agent, the mean log-likelihood per
+allocation over a uniform split (nats; positive: the model explains that agent's splits
+better than chance) on games not used in the fit.
+
+Usage:
+  python benchmarks/fit_split_model.py                     # tune on heuristic + zoo:cautious
+  python benchmarks/fit_split_model.py --games 40 --tune heuristic,zoo:cautious \\
+      --held-out zoo:leopards,zoo:stars,zoo:trumps,zoo:bettor,random
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
+from csl_ai.game import Observation, Phase  # noqa: E402
+from csl_ai.moves import Allocate, Move  # noqa: E402
+from csl_ai.rules import RulesConfig  # noqa: E402
+from csl_ai.search import SearchConfig, _engine  # noqa: E402
+
+
+@dataclass
+class Split:
+    """One allocation: the features of every split of the hand, the chosen one's index,
+    and whether the seat bet on good weather in that round."""
+
+    features: np.ndarray
+    chosen: int
+    declared: bool = False
+
+
+class Recorder:
+    """Wraps an agent and records the features of each of its allocations."""
+
+    def __init__(self, inner: Agent, out: list[tuple[int, Split]]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.out = out
+
+    def act(self, obs: Observation) -> Move:
+        move = self.inner.act(obs)
+        if obs.phase is Phase.ALLOCATE and isinstance(move, Allocate):
+            engine = _engine(obs, SearchConfig(allocation_order="playout"), beliefs=())
+            state = obs.public_view().core
+            cands = [tuple(p) for p in engine.candidates]
+            feats = np.array([engine.split_features(state, obs.seat, p) for p in cands])
+            self.out.append((obs.seat, Split(feats, cands.index(tuple(move.piles)))))
+        return move
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+def collect(spec: str, players: int, games: int, base: int) -> list[Split]:
+    """Allocations of agent spec, every seat, in self-play games."""
+    splits: list[Split] = []
+    for g in range(games):
+        rows: list[tuple[int, Split]] = []
+        agents = [Recorder(make_agent(spec, base + g * 10 + s), rows) for s in range(players)]
+        game = play_game(RulesConfig(players=players), agents, base + g)
+        per_seat: dict[int, list[Split]] = {}
+        for seat, split in rows:
+            per_seat.setdefault(seat, []).append(split)
+        for seat, seq in per_seat.items():
+            for r, split in enumerate(seq):
+                split.declared = bool(game.rounds[r].declarations[seat])
+        splits.extend(s for _, s in rows)
+    return splits
+
+
+def log_likelihood(w: np.ndarray, data: list[Split]) -> float:
+    total = 0.0
+    for d in data:
+        z = d.features @ w
+        top = z.max()
+        total += z[d.chosen] - top - np.log(np.exp(z - top).sum())
+    return total
+
+
+def fit(data: list[Split], ridge: float = 1e-3) -> np.ndarray:
+    """Maximum-likelihood weights of the conditional logit (Newton, a small ridge)."""
+    k = data[0].features.shape[1]
+    w = np.zeros(k)
+    for _ in range(50):
+        grad = -ridge * w
+        hess = ridge * np.eye(k)
+        for d in data:
+            z = d.features @ w
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            mean = p @ d.features
+            grad += d.features[d.chosen] - mean
+            centred = d.features - mean
+            hess += centred.T @ (centred * p[:, None])
+        step = np.linalg.solve(hess, grad)
+        w += step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def gain(w: np.ndarray, data: list[Split]) -> float:
+    """Mean log-likelihood per allocation over a uniform split, in nats."""
+    if not data:
+        return float("nan")
+    uniform = sum(-np.log(len(d.features)) for d in data)
+    return (log_likelihood(w, data) - uniform) / len(data)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tune", default="heuristic,zoo:cautious")
+    parser.add_argument("--held-out", default="zoo:leopards,zoo:stars,zoo:trumps,zoo:bettor,random")
+    parser.add_argument("--games", type=int, default=30, help="games per agent, player count and half")
+    parser.add_argument("--players", default="2,3,4,5")
+    parser.add_argument("--base", type=int, default=5000)
+    args = parser.parse_args()
+    tune = args.tune.split(",")
+    held = args.held_out.split(",")
+    for players in (int(p) for p in args.players.split(",")):
+        train = {spec: collect(spec, players, args.games, args.base) for spec in tune}
+        test = {spec: collect(spec, players, args.games, args.base + 100_000) for spec in tune + held}
+        pooled = [d for v in train.values() for d in v]
+        plain = [d for d in pooled if not d.declared]
+        bets = [d for d in pooled if d.declared]
+        w = fit(plain)
+        wd = fit(bets) if len(bets) >= 20 else np.zeros_like(w)
+        print(f"{players} players: {len(plain)} allocations ({len(bets)} by declarers) in the fit")
+        print(f"  weights {np.round(w, 4).tolist()}  declarers {np.round(wd, 4).tolist()}")
+        for spec, data in test.items():
+            plain_t = [d for d in data if not d.declared]
+            bets_t = [d for d in data if d.declared]
+            tag = "tuning  " if spec in tune else "held out"
+            print(
+                f"  {tag} {spec:<14} {len(data):4d} allocations: gain {gain(w, plain_t):+.3f} nats"
+                f" (declarers {len(bets_t)}: {gain(wd, bets_t):+.3f})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
