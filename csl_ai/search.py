@@ -57,6 +57,7 @@ the same no-peek rules for everybody, and the best mean wins.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -68,6 +69,7 @@ from typing import Any, Literal
 
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
+from csl_ai.calibration import WinCalibration
 from csl_ai.policy import CardPolicy
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
@@ -268,10 +270,10 @@ class SearchConfig:
     inference_pool such worlds are drawn once per search and the iterations draw among
     them. Elsewhere every consistent world is equally likely. Heads-up, where the other
     hand is known and only its split is hidden, it won 82.2% against 80.9% (1,200 games)
-    and 80.0% against 78.2% (400) versus the heuristic, and 94.8% against 93.3% and 83.3%
-    against 80.2% versus the held-out zoo:leopards and zoo:stars (600 games each); at 3
-    and 4 players it measured 59.4% against 60.8% and 49.0% against 49.3% (docs/tuning.md),
-    so it is on heads-up only."""
+    versus the heuristic, and 95.4% against 93.3% and 82.4% against 80.2% versus the
+    held-out zoo:leopards and zoo:stars (600 games each); at 3 and 4 players it measured
+    59.4% against 60.8% and 49.0% against 49.3% (docs/tuning.md), so it is on heads-up
+    only."""
     split_weights: tuple[tuple[float, ...], ...] = (
         (0.0209, -0.0194, 0.6217, -2.2914),
         (0.0634, -0.0698, 1.863, -1.422),
@@ -320,6 +322,20 @@ class SearchConfig:
     """Look-ahead discount when the rules value elements that pay off one or two later."""
     void_bonus: float = 1.0
     """Prior bonus per colour missing from a pile that holds a trump (allocation order)."""
+    win_calibration: WinCalibration | None = WinCalibration(
+        (
+            (0.7686, 0.8286, 0.0868),
+            (0.365, 0.8974, 0.0559),
+            (-0.0201, 0.8522, 0.1697),
+            (0.2127, 1.0185, 0.0466),
+        )
+    )
+    """The map from the mean win share to a chance of winning, per player count and budget
+    (csl_ai.calibration). Fitted on 48,000 searched decisions against the heuristic agent
+    and zoo:cautious at 1,000, 10,000 and 30,000 iterations
+    (`python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20`); it
+    cut the Brier score on every held-out set (docs/tuning.md). It applies to ISMCTS with
+    rule playouts and the "win" utility; None: the raw mean win share is reported."""
     search_forced: bool = False
     """Search even when there is a single legal move (else answer at once, 0 iterations)."""
     initial_nodes: int = 1 << 16
@@ -367,6 +383,10 @@ class SearchConfig:
             )
         ):
             raise SearchSettingsError("split_weights must be 4 rows (2..5 players) of 4 finite numbers")
+        if self.win_calibration is not None and not isinstance(self.win_calibration, WinCalibration):
+            raise SearchSettingsError(
+                f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
+            )
         counts = self.allocation_inference
         if (
             not isinstance(counts, (tuple, list))
@@ -427,11 +447,14 @@ class MoveStats:
     ci95: tuple[float, float]
     """Normal 95% interval of mean_utility (infinite with fewer than 2 visits)."""
     win_probability: float
-    """Mean win share (a k-way shared win counts 1/k)."""
+    """The chance of winning after this move: the mean win share (a k-way shared win counts
+    1/k) through the config's win calibration where one applies (csl_ai.calibration)."""
     expected_points: float
     """Mean final points of the searching seat."""
     worlds: int
     """Distinct sampled worlds behind these numbers (one per visit)."""
+    raw_win_probability: float | None = None
+    """The search's own mean win share, before calibration; None where none was applied."""
 
 
 @dataclass(frozen=True)
@@ -460,7 +483,8 @@ class SearchResult:
         """JSON-ready dict: seat, best_move (move JSON), iterations, worlds_sampled,
         elapsed_s, cpu_s, algorithm, utility, threads, nodes, beliefs (per other seat: seat,
         models {random, rules: posterior probability}, decisions), and moves: a list of {move, visits,
-        mean_utility, ci95: [lo, hi] (null when unbounded), win_probability,
+        mean_utility, ci95: [lo, hi] (null when unbounded), win_probability (calibrated),
+        raw_win_probability (the search's mean win share; null when not calibrated),
         expected_points, worlds}."""
         return {
             "seat": self.seat,
@@ -481,6 +505,7 @@ class SearchResult:
                     "mean_utility": m.mean_utility,
                     "ci95": [_finite_or_none(m.ci95[0]), _finite_or_none(m.ci95[1])],
                     "win_probability": m.win_probability,
+                    "raw_win_probability": m.raw_win_probability,
                     "expected_points": m.expected_points,
                     "worlds": m.worlds,
                 }
@@ -786,6 +811,17 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
             ci = (-math.inf, math.inf)
         move = _move(kind, engine.candidate(i))
         stats.append((i, MoveStats(move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits))))
+    iterations = sum(w.iterations for w, _b in workers)
+    calibration = config.win_calibration
+    if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
+        stats = [
+            (i, dataclasses.replace(
+                m,
+                win_probability=calibration.chance(m.win_probability, obs.players, iterations),
+                raw_win_probability=m.win_probability,
+            ))
+            for i, m in stats
+        ]
     if config.algorithm == "pimc":
         stats.sort(key=lambda e: (-e[1].mean_utility, -e[1].visits, e[0]))
     else:
@@ -795,7 +831,7 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
         seat=obs.seat,
         best_move=ordered[0].move,
         moves=ordered,
-        iterations=sum(w.iterations for w, _b in workers),
+        iterations=iterations,
         worlds_sampled=sum(w.worlds for w, _b in workers),
         elapsed_s=time.perf_counter() - started,
         algorithm=config.algorithm,

@@ -130,7 +130,9 @@ def test_forced_shooting_star_b_win() -> None:
     result = search(obs, SearchLimit(iterations=2000, seed=2))
     assert result.best_move == Play(parse_card("R4"))
     assert result.moves[0].win_probability == 1.0
-    assert {m.move: m for m in result.moves}[Play(parse_card("R1"))].win_probability < 0.5
+    other = {m.move: m for m in result.moves}[Play(parse_card("R1"))]
+    assert other.raw_win_probability is not None and other.raw_win_probability < 0.5
+    assert other.win_probability < result.moves[0].win_probability
     pimc = search(obs, SearchLimit(iterations=400, seed=2), SearchConfig(algorithm="pimc"))
     assert pimc.best_move == Play(parse_card("R4"))
 
@@ -216,7 +218,7 @@ def test_result_fields_and_json() -> None:
     assert data["best_move"] == {"type": "play", "card": str(result.best_move)}
     assert data["iterations"] == 800 and len(data["moves"]) == len(result.moves)
     assert set(data["moves"][0]) == {"move", "visits", "mean_utility", "ci95", "win_probability",
-                                     "expected_points", "worlds"}
+                                     "raw_win_probability", "expected_points", "worlds"}
 
 
 def test_allocation_search_widens_and_answers_a_split() -> None:

@@ -184,7 +184,7 @@ def test_rows_hold_the_search_result_of_each_decision() -> None:
                     assert win is None and points is None, "no estimate without a visit"
                     unvisited += 1
                 else:
-                    assert win == pytest.approx(stats.win_probability, abs=1e-4)
+                    assert win == pytest.approx(stats.raw_win_probability, abs=1e-4)
                     assert points == pytest.approx(stats.expected_points, abs=1e-3)
             assert decision.action == move_code(result.best_move, hand)
             checked += 1

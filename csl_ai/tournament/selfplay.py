@@ -318,7 +318,14 @@ class DecisionRecorder:
         if result is not None and searched:
             tried = [stats.move for stats in result.moves]
             visits = [int(stats.visits) for stats in result.moves]
-            win = [_estimate(stats.win_probability, stats.visits, 4) for stats in result.moves]
+            win = [
+                _estimate(
+                    stats.raw_win_probability if stats.raw_win_probability is not None else stats.win_probability,
+                    stats.visits,
+                    4,
+                )
+                for stats in result.moves
+            ]
             points = [_estimate(stats.expected_points, stats.visits, 3) for stats in result.moves]
         else:
             tried, visits = [move], [1]
