@@ -40,7 +40,10 @@ nothing else; an error is {"error": {"kind", "message", "exit_code"}} there inst
       visits          times the search tried it
       mean_utility    mean utility (win share plus a small margin term)
       ci95            [low, high] 95% interval of mean_utility (null if unbounded)
-      win_probability estimated chance of winning
+      win_probability estimated chance of winning (the search's mean win share
+                      calibrated on finished games; see csl_ai/calibration.py)
+      raw_win_probability
+                      the search's own mean win share (null when not calibrated)
       expected_points estimated final points
       worlds          sampled worlds it was tried in
     iterations      search iterations run
