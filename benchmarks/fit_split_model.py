@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation, Phase  # noqa: E402
 from csl_ai.moves import Allocate, Move  # noqa: E402
+from csl_ai.policy import Example, cross_entropy  # noqa: E402
+from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, _engine  # noqa: E402
 
@@ -87,43 +89,27 @@ def collect(spec: str, players: int, games: int, base: int) -> list[Split]:
     return splits
 
 
-def log_likelihood(w: np.ndarray, data: list[Split]) -> float:
-    total = 0.0
+def examples(data: list[Split]) -> list[Example]:
+    """The allocations as softmax examples: one row per split, the chosen one the target."""
+    out = []
     for d in data:
-        z = d.features @ w
-        top = z.max()
-        total += z[d.chosen] - top - np.log(np.exp(z - top).sum())
-    return total
+        target = np.zeros(len(d.features))
+        target[d.chosen] = 1.0
+        out.append(Example(d.features, target))
+    return out
 
 
-def fit(data: list[Split], ridge: float = 1e-3) -> np.ndarray:
-    """Maximum-likelihood weights of the conditional logit (Newton, a small ridge)."""
-    k = data[0].features.shape[1]
-    w = np.zeros(k)
-    for _ in range(50):
-        grad = -ridge * w
-        hess = ridge * np.eye(k)
-        for d in data:
-            z = d.features @ w
-            p = np.exp(z - z.max())
-            p /= p.sum()
-            mean = p @ d.features
-            grad += d.features[d.chosen] - mean
-            centred = d.features - mean
-            hess += centred.T @ (centred * p[:, None])
-        step = np.linalg.solve(hess, grad)
-        w += step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w
+def fit(data: list[Split]) -> np.ndarray:
+    """Maximum-likelihood weights of the conditional logit (csl_ai.policy.fit)."""
+    return fit_softmax(examples(data))[0]
 
 
 def gain(w: np.ndarray, data: list[Split]) -> float:
     """Mean log-likelihood per allocation over a uniform split, in nats."""
     if not data:
         return float("nan")
-    uniform = sum(-np.log(len(d.features)) for d in data)
-    return (log_likelihood(w, data) - uniform) / len(data)
+    uniform = sum(np.log(len(d.features)) for d in data) / len(data)
+    return uniform - cross_entropy(w, examples(data))
 
 
 def main() -> int:

@@ -176,10 +176,11 @@ def fit(
     steps: int = 50,
 ) -> tuple[np.ndarray, float]:
     """Weights minimising mean cross-entropy + l2 |w|^2 / 2 (Newton's method with
-    backtracking); returns (weights, final mean cross-entropy)."""
-    k = len(CARD_FEATURES)
+    backtracking); returns (weights, final mean cross-entropy). Any softmax over feature
+    rows fits here (the card policy; benchmarks/fit_split_model.py's allocation model)."""
     if not examples:
         raise ValueError("no examples to fit")
+    k = examples[0].features.shape[1]
     w = np.zeros(k) if start is None else np.asarray(start, dtype=float).copy()
     n = len(examples)
 

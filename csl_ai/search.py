@@ -269,21 +269,22 @@ class SearchConfig:
     piles, respecting every void it has shown, starting from the sampler's uniform split;
     inference_pool such worlds are drawn once per search and the iterations draw among
     them. Elsewhere every consistent world is equally likely. Heads-up, where the other
-    hand is known and only its split is hidden, it won 82.2% against 80.9% (1,200 games)
+    hand is known and only its split is hidden, it won 82.3% against 80.9% (1,200 games)
     versus the heuristic, and 95.4% against 93.3% and 82.4% against 80.2% versus the
     held-out zoo:leopards and zoo:stars (600 games each); at 3 and 4 players it measured
     59.4% against 60.8% and 49.0% against 49.3% (docs/tuning.md), so it is on heads-up
     only."""
     split_weights: tuple[tuple[float, ...], ...] = (
-        (0.0209, -0.0194, 0.6217, -2.2914),
-        (0.0634, -0.0698, 1.863, -1.422),
-        (0.1032, -0.1493, 2.2013, -1.2845),
-        (0.082, -0.088, 2.6598, -2.0071),
+        (0.0211, -0.0197, 0.6196, -2.2782),
+        (0.0637, -0.0705, 1.8406, -1.4022),
+        (0.1036, -0.15, 2.1806, -1.2673),
+        (0.0823, -0.0891, 2.6317, -1.9738),
     )
     """Per player count 2..5: the allocation model's weights, one per split feature
     (csrc/search.pxi split_features: value-weighted danger, value-weighted top card,
     colours missing beside a trump, piles holding a trump). A conditional logit fitted
-    to the splits of the heuristic agent and zoo:cautious (benchmarks/fit_split_model.py);
+    to the splits of the heuristic agent and zoo:cautious
+    (`python benchmarks/fit_split_model.py --games 30` prints them);
     it explains the held-out zoo bots' splits as well (1.0-1.9 nats an allocation over a
     uniform split). A seat that bet on good weather is left uniform: its split serves
     another plan, and the fit found nothing there."""

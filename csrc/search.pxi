@@ -581,8 +581,6 @@ cdef void infer_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil
                 h = open_g[open_n - 1]
             a = rng_pick_card(rng, rest[g])
             b = rng_pick_card(rng, rest[h])
-            if card_colour(a) == card_colour(b):
-                continue
             if (sp.pile_void[s][g] >> card_colour(b)) & 1 or (sp.pile_void[s][h] >> card_colour(a)) & 1:
                 continue
             new_g = whole[g] & ~bit(a) | bit(b)
