@@ -271,9 +271,9 @@ class SearchConfig:
     them. Elsewhere every consistent world is equally likely. Heads-up, where the other
     hand is known and only its split is hidden, it won 82.3% against 80.9% (1,200 games)
     versus the heuristic, and 95.4% against 93.3% and 82.4% against 80.2% versus the
-    held-out zoo:leopards and zoo:stars (600 games each); at 3 and 4 players it measured
-    59.4% against 60.8% and 49.0% against 49.3% (docs/tuning.md), so it is on heads-up
-    only."""
+    held-out zoo:leopards and zoo:stars (600 games each); at 3, 4 and 5 players it
+    measured 59.4% against 60.8%, 49.0% against 49.3% and 41.7% against 40.7%
+    (docs/tuning.md), so it is on heads-up only."""
     split_weights: tuple[tuple[float, ...], ...] = (
         (0.0211, -0.0197, 0.6196, -2.2782),
         (0.0637, -0.0705, 1.8406, -1.4022),
