@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 RAW_FLOOR: Final = 0.005
 """Raw estimates are clipped to [RAW_FLOOR, 1 - RAW_FLOOR] before the log-odds."""
 REFERENCE_ITERATIONS: Final = 10_000
@@ -84,8 +86,6 @@ def fit_calibration(
 ) -> tuple[float, float, float]:
     """(a, b, c) maximising the log-likelihood of the realised win shares (a shared win is
     a fraction) under the map, by Newton's method with a small ridge toward identity."""
-    import numpy as np
-
     x = np.array(
         [[1.0, logit(p), math.log(max(n, 1) / REFERENCE_ITERATIONS)] for p, n in zip(raw, iterations, strict=True)]
     )

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import math
 import os
 import threading
@@ -528,13 +529,7 @@ def _is_int(value: object) -> bool:
 
 def _played_this_round(obs: Observation) -> list[int]:
     """Cards each seat has played in the current round (0 once the game is over)."""
-    played = [0] * obs.players
-    if obs.over or not obs.rounds:
-        return played
-    for trick in obs.current.tricks:
-        for seat, card in trick.plays:
-            played[seat] |= 1 << card
-    return played
+    return [functools.reduce(operator.or_, row, 0) for row in _played_from_piles(obs)]
 
 
 def _played_from_piles(obs: Observation) -> list[list[int]]:

@@ -552,7 +552,7 @@ cdef void infer_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil
     cdef double score[MAX_GROUPS]
     cdef const double* w
     cdef double t, sg, sh, delta
-    cdef uint64_t ng_mask, new_g, new_h
+    cdef uint64_t new_g, new_h
     cdef int s, g, h, k, a, b, ng = st.cfg.n_groups, open_n
     cdef int open_g[MAX_GROUPS]
     for s in range(st.cfg.n_players):

@@ -53,7 +53,11 @@ def whole_piles(world, obs: Observation, seat: int) -> tuple[int, ...]:
 def test_played_from_piles_puts_each_card_under_its_group() -> None:
     obs = trick_position(tricks=4)
     by_pile = _played_from_piles(obs)
-    assert [sum(row) for row in by_pile] == _played_this_round(obs)
+    played = [0] * obs.players
+    for trick in obs.current.tricks:
+        for seat, card in trick.plays:
+            played[seat] |= 1 << card
+    assert [sum(row) for row in by_pile] == played == _played_this_round(obs)
     sizes = obs.rules.spec.group_sizes
     for i, trick in enumerate(obs.current.tricks):
         group = next(g for g in range(len(sizes)) if i < sum(sizes[: g + 1]))
