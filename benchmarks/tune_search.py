@@ -125,7 +125,7 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
         if seat != rotation:
             agents.append(make_agent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
             continue
-        test_seed = seed_of(args["base"], deal, rotation, "test")
+        test_seed = seed_of(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
         agent: Agent = PhaseBudget(args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]))
         if args["phases"]:
             heuristic = HeuristicAgent(seed_of(args["base"], deal, rotation, "h"))
@@ -147,6 +147,11 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--base", type=int, default=777)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--stream", type=int, default=0,
+        help="another search stream for the tuned agent on the same deals (0: the usual one); "
+        "the spread between streams of one config is the noise floor of a comparison",
+    )
     parser.add_argument("--phases", default="", help=f"comma-separated subset of {', '.join(PHASES)}")
     parser.add_argument(
         "--phase-iters",
@@ -166,7 +171,7 @@ def main() -> int:
     if not isinstance(phase_iters, dict) or any(k not in PHASES for k in phase_iters):
         parser.error(f"--phase-iters: expected a JSON object with keys in {', '.join(PHASES)}")
     args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
-            "base": a.base, "phases": phases, "phase_iters": phase_iters}
+            "base": a.base, "phases": phases, "phase_iters": phase_iters, "stream": a.stream}
     tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
     started = time.perf_counter()
     with multiprocessing.Pool(a.workers) as pool:
@@ -179,7 +184,8 @@ def main() -> int:
     iterations = sum(r[2] for r in results)
     cpu_s = sum(r[3] for r in results)
     searched = sum(r[4] for r in results)
-    print(f"config {a.config} iters={a.iters} phase_iters={a.phase_iters} vs {a.opponent} "
+    stream = f" stream={a.stream}" if a.stream else ""
+    print(f"config {a.config}{stream} iters={a.iters} phase_iters={a.phase_iters} vs {a.opponent} "
           f"players={a.players} phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
           f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
           f"{iterations / max(searched, 1):,.0f} iterations and {1000 * cpu_s / max(searched, 1):.1f} ms "

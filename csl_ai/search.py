@@ -229,6 +229,8 @@ class SearchConfig:
     playouts from being one fixed line). Against three heuristic bots at 3,000 iterations
     (400 games, same deals; benchmarks/tune_search.py) 0.2 won 46.5% where 0.1 won 41.9% and
     0.03 40.5%."""
+    own_epsilon: float | None = None
+    """The searcher's own playout_epsilon; None: the same as everybody's."""
     opponent_randomness: float = 0.5
     """How the other seats are modelled where the rules play for them (the playouts, and
     their hidden allocations and bets in the tree): as a uniformly random player with this
@@ -292,7 +294,17 @@ class SearchConfig:
     split_moves: int = 24
     """Swap proposals per other seat and world in allocation inference."""
     inference_pool: int = 2048
-    """Worlds drawn per search for allocation inference."""
+    """Worlds drawn per search for allocation and play inference."""
+    play_inference: tuple[int, ...] = ()
+    """Player counts at which the sampled worlds are resampled by how likely the others'
+    card plays of the round are in each (csrc/search.pxi play_log_likelihood): a sensible
+    seat plays the rules' card but for play_tremble, so one that did not take a trick it
+    wanted when the rules would have is unlikely to have held the winner. Each seat is
+    weighted by its belief. Empty: off."""
+    play_tremble: float = 0.5
+    """In play inference, a sensible seat's chance of any legal card instead of the rules'."""
+    inference_oversample: int = 4
+    """Worlds drawn per pool world before play inference resamples them."""
     card_policy: CardPolicyKind = "rules"
     """How the playouts (and the others' rule moves in the tree) play a card: "rules" (the
     fixed rules above) or "learned" (a softmax over the legal cards learned from the
@@ -366,7 +378,7 @@ class SearchConfig:
             "widening_coef", "widening_alpha", "playout_epsilon", "weather_threshold",
             "weather_blue", "weather_power", "candy_value", "star_three_value_a",
             "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
-            "belief_tremble", "belief_bet_tremble", "bet_danger_scale",
+            "belief_tremble", "belief_bet_tremble", "bet_danger_scale", "play_tremble",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -389,18 +401,31 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
             )
-        counts = self.allocation_inference
-        if (
-            not isinstance(counts, (tuple, list))
-            or not all(_is_int(c) and 2 <= c <= 5 for c in counts)
-        ):
-            raise SearchSettingsError(
-                f"allocation_inference must be a list of player counts 2..5, got {counts!r}"
-            )
-        object.__setattr__(self, "allocation_inference", tuple(sorted(set(counts))))
+        for name in ("allocation_inference", "play_inference"):
+            counts = getattr(self, name)
+            if (
+                not isinstance(counts, (tuple, list))
+                or not all(_is_int(c) and 2 <= c <= 5 for c in counts)
+            ):
+                raise SearchSettingsError(
+                    f"{name} must be a list of player counts 2..5, got {counts!r}"
+                )
+            object.__setattr__(self, name, tuple(sorted(set(counts))))
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
         if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
             raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
+        if self.own_epsilon is not None and (
+            isinstance(self.own_epsilon, bool)
+            or not isinstance(self.own_epsilon, (int, float))
+            or not 0 <= self.own_epsilon <= 1
+        ):
+            raise SearchSettingsError(f"own_epsilon must be None or in [0, 1], got {self.own_epsilon!r}")
+        if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
+            raise SearchSettingsError(
+                f"inference_oversample must be an integer 1..64, got {self.inference_oversample!r}"
+            )
+        if not 0 < self.play_tremble <= 1:
+            raise SearchSettingsError(f"play_tremble must be in (0, 1], got {self.play_tremble!r}")
         if not _is_int(self.inference_pool) or not 1 <= self.inference_pool <= 65536:
             raise SearchSettingsError(f"inference_pool must be an integer 1..65536, got {self.inference_pool!r}")
         for name in ("playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble"):
@@ -532,6 +557,13 @@ def _played_this_round(obs: Observation) -> list[int]:
     return [functools.reduce(operator.or_, row, 0) for row in _played_from_piles(obs)]
 
 
+def _round_plays(obs: Observation) -> list[tuple[int, int]]:
+    """The current round's card plays as (seat, card), in the order played."""
+    if obs.over or not obs.rounds:
+        return []
+    return [(seat, card) for trick in obs.current.tricks for seat, card in trick.plays]
+
+
 def _played_from_piles(obs: Observation) -> list[list[int]]:
     """Cards each seat has played from each of its piles in the current round."""
     sizes = obs.rules.spec.group_sizes
@@ -646,6 +678,8 @@ def _engine(
     if config.playout == "rules" and config.card_policy == "learned":
         weights = config.card_weights if config.card_weights is not None else _shipped_weights()
         engine.set_card_policy(weights)
+    if config.playout == "rules" and config.own_epsilon is not None:
+        engine.set_own_epsilon(config.own_epsilon)
     if config.playout == "rules":
         if beliefs is None:
             beliefs = seat_beliefs(obs, config)
@@ -762,16 +796,21 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
             beliefs=beliefs,
         )
     seed = limit.seed if limit.seed is not None else int.from_bytes(os.urandom(8), "little")
-    if obs.players in config.allocation_inference and config.playout == "rules":
-        engine.set_allocation_inference(
-            config.split_weights[obs.players - 2],
-            (0.0,) * len(config.split_weights[0]),
-            _played_from_piles(obs),
-            obs.public_view().voids,
-            config.split_moves,
-            config.inference_pool,
-            (seed ^ _POOL_SALT) & _MASK64,
+    splits = obs.players in config.allocation_inference
+    plays = obs.players in config.play_inference
+    if (splits or plays) and config.playout == "rules":
+        engine.set_round_record(
+            _played_from_piles(obs), obs.public_view().voids, _round_plays(obs)
         )
+        if splits:
+            engine.set_allocation_inference(
+                config.split_weights[obs.players - 2],
+                (0.0,) * len(config.split_weights[0]),
+                config.split_moves,
+            )
+        if plays:
+            engine.set_play_inference(config.play_tremble, config.inference_oversample)
+        engine.build_pool(config.inference_pool, (seed ^ _POOL_SALT) & _MASK64)
     threads = limit.threads
     budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
     seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0

@@ -85,6 +85,8 @@ cdef enum:
     N_CARD_FEATURES = 16
     N_SPLIT_FEATURES = 4
     MAX_POOL = 1 << 16
+    MAX_ROUND_PLAYS = 48
+    MAX_OVERSAMPLE = 64
     MAX_LEGAL = 12
     RESERVE_NODES = 8
     CACHE_LINE = 64
@@ -161,6 +163,14 @@ ctypedef struct SearchSpec:
     uint64_t played_from[MAX_PLAYERS][MAX_GROUPS]  # cards each seat has played from each pile
     uint8_t pile_void[MAX_PLAYERS][MAX_GROUPS]     # colours each seat has shown its pile lacks
     int32_t split_moves     # swap proposals per seat and world
+    # play inference (see play_log_likelihood)
+    int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
+    double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
+    int32_t oversample      # worlds drawn per pool world before the resampling
+    int32_t n_round_plays
+    uint8_t round_play_seat[MAX_ROUND_PLAYS]  # this round's card plays, in order
+    uint8_t round_play_card[MAX_ROUND_PLAYS]
+    double pool_ess         # the resampling's effective sample size (the pool's size without it)
     int32_t pool_n          # 0: worlds straight from the sampler; else drawn from the pool
     State* pool             # pool_n worlds, the others' splits drawn by the allocation model
 
@@ -1065,20 +1075,129 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
         model_unseen_allocations(sp, st, rng)
 
 
+cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept nogil:
+    """Log of how likely the other seats' card plays of this round are in world st, up to a
+    constant: the round is replayed from its piles (the world's unplayed cards plus those
+    played from each pile), and each play by another seat with a choice scores
+    r / k + (1 - r) (tremble / k + (1 - tremble) [the rules' card]), k legal cards, r the
+    seat's randomness. A seat that could take a trick it wanted and did not is unlikely
+    to have held the winner."""
+    cdef uint64_t pile[MAX_PLAYERS][MAX_GROUPS]
+    cdef uint8_t won[MAX_PLAYERS][N_KINDS]
+    cdef uint64_t legal, f, led_s = 0, b
+    cdef int n = st.cfg.n_players, s, g, k, seat, c, p, best_p = 0, winner = 0, pos = 0
+    cdef int in_trick = 0, group = 0, end, sky, kind, have, rule, nl, led_c = 0
+    cdef double ll = 0.0, r, q
+    cdef bint want
+    for s in range(n):
+        for g in range(st.cfg.n_groups):
+            pile[s][g] = st.pile[s][g] | sp.played_from[s][g]
+        for k in range(N_KINDS):
+            won[s][k] = 0
+    end = st.cfg.group_start[0] + st.cfg.group_size[0]
+    for k in range(sp.n_round_plays):
+        seat = sp.round_play_seat[k]
+        c = sp.round_play_card[k]
+        sky = st.sky_order[st.sky_pos + pos]
+        kind = st.cfg.sky_kind[sky]
+        if in_trick == 0:
+            legal = pile[seat][group]
+        else:
+            f = pile[seat][group] & colour_mask(led_c)
+            legal = f if f else pile[seat][group]
+        if seat != sp.root_seat and (legal & (legal - 1)) and (legal >> c) & 1:
+            nl = popcount(legal)
+            have = st.elems[seat][kind] + won[seat][kind]
+            if have >= VALUE_HAVE:
+                have = VALUE_HAVE - 1
+            want = not (st.declared_mask >> seat) & 1 and \
+                sp.policy.sky_value[kind][have][st.cfg.sky_count[sky]] >= 0.0
+            rule = card_of_pos(choose_pos(to_strength(legal), in_trick == 0, led_s, best_p,
+                                          in_trick == n - 1, want))
+            r = sp.randomness[seat]
+            q = (r + (1.0 - r) * sp.play_tremble) / nl
+            if c == rule:
+                q += (1.0 - r) * (1.0 - sp.play_tremble)
+            ll += log(q)
+        pile[seat][group] &= ~(<uint64_t>1 << c)
+        p = pos_of_card(c)
+        b = <uint64_t>1 << p
+        if in_trick == 0:
+            led_c = card_colour(c)
+            led_s = pos_colour_mask(p)
+            best_p = p
+            winner = seat
+        elif (b & (CSL_S_BLUE | led_s)) and p > best_p:
+            best_p = p
+            winner = seat
+        in_trick += 1
+        if in_trick == n:
+            won[winner][kind] += st.cfg.sky_count[sky]
+            in_trick = 0
+            pos += 1
+            if pos == end and group + 1 < st.cfg.n_groups:
+                group += 1
+                end += st.cfg.group_size[group]
+    return ll
+
+
 cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
-    """Draw n worlds as the search would without allocation inference, then redraw the
-    other seats' splits in each by the allocation model (infer_splits). 0 on success, -1
-    out of memory."""
+    """Draw n worlds as the search would without a pool, then redraw the other seats'
+    splits in each by the allocation model (infer_splits). With play inference, draw
+    oversample times as many and keep n of them by systematic resampling on the weights
+    exp(play_log_likelihood) (sampling-importance-resampling: the sampler's worlds are the
+    proposal, so the pool follows the posterior given the plays). 0 on success, -1 out of
+    memory."""
     cdef State* pool
-    cdef int i
+    cdef State* draws = NULL
+    cdef double* lw = NULL
+    cdef double top, total, total2, u, step, acc
+    cdef int i, j, m
     sp.pool_n = 0
     pool = <State*>realloc(sp.pool, n * sizeof(State))
     if pool == NULL:
         return -1
     sp.pool = pool
+    sp.pool_ess = n
+    if not sp.play_inference or sp.n_round_plays == 0:
+        for i in range(n):
+            draw_world(sp, rng, &pool[i])
+            infer_splits(sp, &pool[i], rng)
+        sp.pool_n = n
+        return 0
+    m = n * sp.oversample
+    draws = <State*>malloc(m * sizeof(State))
+    lw = <double*>malloc(m * sizeof(double))
+    if draws == NULL or lw == NULL:
+        free(draws)
+        free(lw)
+        return -1
+    top = -1e300
+    for i in range(m):
+        draw_world(sp, rng, &draws[i])
+        infer_splits(sp, &draws[i], rng)
+        lw[i] = play_log_likelihood(sp, &draws[i])
+        if lw[i] > top:
+            top = lw[i]
+    total = 0.0
+    total2 = 0.0
+    for i in range(m):
+        lw[i] = exp(lw[i] - top)
+        total += lw[i]
+        total2 += lw[i] * lw[i]
+    sp.pool_ess = total * total / total2
+    step = total / n
+    u = rng_unit(rng) * step
+    acc = lw[0]
+    j = 0
     for i in range(n):
-        draw_world(sp, rng, &pool[i])
-        infer_splits(sp, &pool[i], rng)
+        while acc < u and j < m - 1:
+            j += 1
+            acc += lw[j]
+        pool[i] = draws[j]
+        u += step
+    free(draws)
+    free(lw)
     sp.pool_n = n
     return 0
 
@@ -1371,6 +1490,13 @@ cdef class SearchEngine:
         self.sp.cand_key = <int32_t*>malloc(MAX_CANDIDATES * sizeof(int32_t))
         self.sp.pool = NULL
         self.sp.pool_n = 0
+        self.sp.pool_ess = 0.0
+        self.sp.split_moves = 0
+        self.sp.play_inference = 0
+        self.sp.n_round_plays = 0
+        memset(self.sp.split_w, 0, sizeof(self.sp.split_w))
+        memset(self.sp.played_from, 0, sizeof(self.sp.played_from))
+        memset(self.sp.pile_void, 0, sizeof(self.sp.pile_void))
         if self.sp.cand_piles == NULL or self.sp.cand_key == NULL:
             raise MemoryError()
 
@@ -1477,6 +1603,14 @@ cdef class SearchEngine:
             self.sp.policy.card_w[k] = values[k]
         self.sp.policy.learned = 1
 
+    def set_own_epsilon(self, double epsilon):
+        """The searcher's own chance of a uniformly random move in the playouts (by default
+        playout_epsilon, as everybody's)."""
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError("set_own_epsilon needs a chance in [0, 1]")
+        if self.sp.policy.rules:
+            self.sp.policy.eps_threshold[self.sp.root_seat] = chance_threshold(epsilon)
+
     def set_bet_inference(self, double tremble, double centre, double scale):
         """Weight the sampled worlds by the others' weather bets (see bet_acceptance) once
         they are public, i.e. in the trick phase; each seat by the randomness given to
@@ -1491,38 +1625,63 @@ cdef class SearchEngine:
                                       and self.sampler.sm.base.phase == PHASE_PLAY) else 0
         return bool(self.sp.bet_inference)
 
-    def set_allocation_inference(self, weights, declared_weights, played_from, voids,
-                                 int moves, int pool, uint64_t seed):
-        """Draw the other seats' splits by the allocation model (infer_splits): weights (and
-        declared_weights, for a seat that bet on good weather) are one number per
-        split_features entry; played_from[s][g] the cards seat s has played from its pile
-        g this round and voids[s][g] the colours it has shown that pile lacks; moves the
-        swap proposals per seat and world. Draws a pool of that many worlds (seeded) now,
-        after set_randomness and set_bet_inference; the search then draws among them.
-        Returns whether it is on: not with random playouts, nor where no other seat has
-        split its hand."""
-        cdef Rng rng
+    def set_round_record(self, played_from, voids, plays):
+        """This round's public card play, for the inferences: played_from[s][g] the cards
+        seat s has played from its pile g, voids[s][g] the colours it has shown that pile
+        lacks, plays the (seat, card) pairs in the order played."""
         cdef int s, g, k, n = self.sampler.sm.base.cfg.n_players, ng = self.sampler.sm.base.cfg.n_groups
-        w = [[float(v) for v in weights], [float(v) for v in declared_weights]]
-        if any(len(row) != N_SPLIT_FEATURES or not all(v == v and abs(v) < 1e6 for v in row) for row in w):
-            raise ValueError(f"set_allocation_inference needs {N_SPLIT_FEATURES} finite weights, twice")
-        if not 1 <= pool <= MAX_POOL:
-            raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
-        if not 0 <= moves <= 100000:
-            raise ValueError(f"moves must be 0..100000, got {moves!r}")
         rows = [list(r) for r in played_from]
         void_rows = [list(r) for r in voids]
+        moves = [(int(a), int(b)) for a, b in plays]
         if (len(rows) != n or any(len(r) != ng for r in rows)
                 or len(void_rows) != n or any(len(r) != ng for r in void_rows)):
             raise ValueError("played_from and voids need one row per seat, one entry per group")
-        for k in range(N_SPLIT_FEATURES):
-            self.sp.split_w[0][k] = w[0][k]
-            self.sp.split_w[1][k] = w[1][k]
+        if len(moves) > MAX_ROUND_PLAYS or not all(0 <= a < n and 0 <= b < 64 for a, b in moves):
+            raise ValueError(f"plays must be at most {MAX_ROUND_PLAYS} (seat, card) pairs")
         for s in range(MAX_PLAYERS):
             for g in range(MAX_GROUPS):
                 self.sp.played_from[s][g] = rows[s][g] if s < n and g < ng else 0
                 self.sp.pile_void[s][g] = (void_rows[s][g] & 7) if s < n and g < ng else 0
+        for k in range(len(moves)):
+            self.sp.round_play_seat[k] = moves[k][0]
+            self.sp.round_play_card[k] = moves[k][1]
+        self.sp.n_round_plays = len(moves)
+
+    def set_allocation_inference(self, weights, declared_weights, int moves):
+        """Draw the other seats' splits by the allocation model (infer_splits): weights (and
+        declared_weights, for a seat that bet on good weather) are one number per
+        split_features entry; moves the swap proposals per seat and world. Takes effect in
+        build_pool, after set_round_record."""
+        cdef int k
+        w = [[float(v) for v in weights], [float(v) for v in declared_weights]]
+        if any(len(row) != N_SPLIT_FEATURES or not all(v == v and abs(v) < 1e6 for v in row) for row in w):
+            raise ValueError(f"set_allocation_inference needs {N_SPLIT_FEATURES} finite weights, twice")
+        if not 0 <= moves <= 100000:
+            raise ValueError(f"moves must be 0..100000, got {moves!r}")
+        for k in range(N_SPLIT_FEATURES):
+            self.sp.split_w[0][k] = w[0][k]
+            self.sp.split_w[1][k] = w[1][k]
         self.sp.split_moves = moves
+
+    def set_play_inference(self, double tremble, int oversample):
+        """Resample the pool's worlds by how likely the others' card plays of this round are
+        in each (play_log_likelihood), a sensible seat playing the rules' card but for a
+        tremble; oversample worlds are drawn per pool world. Takes effect in build_pool,
+        after set_round_record and set_randomness."""
+        if not 0.0 < tremble <= 1.0 or not 1 <= oversample <= MAX_OVERSAMPLE:
+            raise ValueError(f"set_play_inference needs a tremble in (0, 1] and oversample 1..{MAX_OVERSAMPLE}")
+        self.sp.play_tremble = tremble
+        self.sp.oversample = oversample
+        self.sp.play_inference = 1
+
+    def build_pool(self, int pool, uint64_t seed):
+        """Draw a pool of that many worlds (seeded) by the inferences set above; the search
+        then draws among them. Returns whether it is on: not with random playouts, nor
+        where no other seat has split its hand."""
+        cdef Rng rng
+        cdef int s, k, n = self.sampler.sm.base.cfg.n_players
+        if not 1 <= pool <= MAX_POOL:
+            raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
         self.sp.pool_n = 0
         if not self.sp.policy.rules or self.sampler.sm.base.phase == PHASE_ALLOCATE and not any(
                 (self.sampler.sm.base.allocated_mask >> s) & 1 for s in range(n) if s != self.sp.root_seat):
@@ -1533,6 +1692,17 @@ cdef class SearchEngine:
         if k != 0:
             raise MemoryError()
         return True
+
+    @property
+    def pool_ess(self):
+        """The effective sample size of the last pool's play-inference weights (the pool's
+        size without play inference, 0 with no pool)."""
+        return self.sp.pool_ess if self.sp.pool_n > 0 else 0.0
+
+    def play_log_likelihood(self, CoreState world):
+        """play_log_likelihood of world (a world consistent with this search's position),
+        for tests."""
+        return play_log_likelihood(&self.sp, &world.st)
 
     def split_features(self, CoreState state, int seat, piles):
         """The allocation model's features of seat's split piles (a tuple of pile masks, the

@@ -481,6 +481,41 @@ def test_opponent_randomness_makes_the_others_random_players() -> None:
             engine.set_randomness(bad)
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_own_epsilon_is_the_searchers_alone(players: int) -> None:
+    """With own_epsilon 0 every playout move of the searcher is the rules' own, while the
+    others keep playout_epsilon and stray from the rules now and then."""
+    from csl_ai.search import _engine
+
+    strays = {"searcher": 0, "others": 0}
+    for i, (game, seat) in enumerate(random_positions(players, 12, seed=70 + players)):
+        obs = game.observation(seat)
+        config = SearchConfig(playout_epsilon=0.5, own_epsilon=0.0, opponent_randomness=0.0,
+                              opponent_beliefs="fixed")
+        world = sample_worlds(obs, 1, i)[0]
+        _final, events = _engine(obs, config).playout_trace(world, i)
+        rules = {**policy_settings(obs, config), "epsilon": 0.0}
+        core = world.copy()
+        for event in events:
+            if event[0] == "deal":
+                assert core.deal(list(event[1]), event[2]) == 0
+                continue
+            mover = event[1] if event[0] in ("allocate", "weather") else core.to_move
+            if event[0] != "weather":
+                same = _core.heuristic_move(core, mover, 0, **rules)[1] == event[-1]
+                strays["searcher" if mover == seat else "others"] += not same
+            if event[0] == "allocate":
+                assert core.allocate(event[1], event[2]) == 0
+            elif event[0] == "weather":
+                assert core.declare(event[1], event[2]) == 0
+            else:
+                assert core.play(event[1]) == 0
+    assert strays["searcher"] == 0
+    assert strays["others"] > 10
+    with pytest.raises(SearchSettingsError, match="own_epsilon"):
+        SearchConfig(own_epsilon=1.5)
+
+
 def test_rules_never_peek() -> None:
     """The rule policy's choice for a seat is the same in every world that agrees with what
     that seat sees, and equals its choice on the seat's bare view."""

@@ -19,6 +19,7 @@ from csl_ai.search import (
     SearchSettingsError,
     _engine,
     _played_from_piles,
+    _round_plays,
     _played_this_round,
     search,
     world_sampler,
@@ -85,10 +86,9 @@ def test_split_features_count_voids_and_trumps() -> None:
 
 def inference_engine(obs: Observation, config: SearchConfig, weights, moves: int, pool: int, seed: int):
     engine = _engine(obs, config)
-    on = engine.set_allocation_inference(
-        weights, (0.0,) * 4, _played_from_piles(obs), obs.public_view().voids, moves, pool, seed
-    )
-    return engine, on
+    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    engine.set_allocation_inference(weights, (0.0,) * 4, moves)
+    return engine, engine.build_pool(pool, seed)
 
 
 def test_zero_weights_leave_the_worlds_uniform() -> None:

@@ -1,0 +1,180 @@
+"""Play inference: each world's weight is how likely the others' card plays of the round
+are in it under their model, computed by replaying the round in C; the pool the search
+draws from is resampled by those weights, stays consistent with what the searcher saw,
+and never stalls."""
+
+from __future__ import annotations
+
+import math
+import random
+from statistics import mean
+
+import pytest
+
+from csl_ai.agents import make_agent
+from csl_ai.game import Game, Observation
+from csl_ai.moves import Play
+from csl_ai.notation import card_colour
+from csl_ai.rules import RulesConfig
+from csl_ai.search import (
+    SearchConfig,
+    SearchLimit,
+    SearchSettingsError,
+    _engine,
+    _played_from_piles,
+    _round_plays,
+    heuristic_move,
+    policy_settings,
+    search,
+    world_sampler,
+)
+
+RULES_BOT = SearchConfig(playout_epsilon=0.0)
+
+
+def noisy_rules_game(
+    players: int, tricks: int, seed: int, noise: float = 0.3
+) -> tuple[Observation, Game, list[tuple[int, int, bool]]]:
+    """Seat 0 (the heuristic agent) to play with a choice, at least `tricks` tricks into a
+    round where the others play the rules' card, or with chance `noise` any legal card.
+    Also the game and, for each of the others' plays of the round with a choice, (seat,
+    number of legal cards, whether it was the rules' card)."""
+    rng = random.Random(seed)
+    me = make_agent("heuristic", seed)
+    game = Game(RulesConfig(players=players), seed=seed)
+    record: list[tuple[int, int, bool]] = []
+    current_round = 0
+    while not game.is_over:
+        seat = game.to_move
+        obs = game.observation(seat)
+        if len(game.rounds) != current_round:
+            current_round = len(game.rounds)
+            record = []
+        if game.phase.value == "play" and seat == 0:
+            if len(obs.current.tricks) >= tricks and len(obs.legal_moves()) > 1:
+                return obs, game, record
+            game.apply(me.act(obs), seat)
+            continue
+        if seat == 0:
+            game.apply(me.act(obs), seat)
+            continue
+        rule = heuristic_move(obs, 0, RULES_BOT)
+        move = rule
+        if game.phase.value == "play":
+            legal = obs.legal_moves()
+            if rng.random() < noise:
+                move = rng.choice(legal)
+            if len(legal) > 1:
+                record.append((seat, len(legal), move == rule))
+        game.apply(move, seat)
+    raise AssertionError("no such position in the seeded game")
+
+
+def inference_engine(obs: Observation, config: SearchConfig, pool: int = 256, seed: int = 1):
+    engine = _engine(obs, config)
+    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    engine.set_play_inference(config.play_tremble, config.inference_oversample)
+    return engine, engine.build_pool(pool, seed)
+
+
+@pytest.mark.parametrize(("players", "seed", "randomness"), [(4, 3, 0.0), (4, 8, 0.3), (3, 5, 0.0), (5, 2, 0.2), (2, 4, 0.0)])
+def test_the_true_world_scores_as_its_plays_say(players: int, seed: int, randomness: float) -> None:
+    """The C replay of the round in the world actually dealt gives, play by play, the
+    mixture's chance of the card played: r / k + (1 - r) (t / k + (1 - t) [rules' card])."""
+    obs, game, record = noisy_rules_game(players, 5, seed)
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=randomness, play_tremble=0.4)
+    engine, _ = inference_engine(obs, config)
+    t = config.play_tremble
+    expected = sum(
+        math.log((randomness + (1 - randomness) * t) / k + (1 - randomness) * (1 - t) * matched)
+        for _seat, k, matched in record
+    )
+    assert record
+    assert engine.play_log_likelihood(game.core) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_pool_leans_toward_worlds_that_explain_the_plays() -> None:
+    """Resampling raises the mean log-likelihood of the drawn worlds above the sampler's,
+    by about what importance weights over the sampler's worlds predict."""
+    obs, _game, _record = noisy_rules_game(4, 7, 21, noise=0.0)
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, inference_oversample=8)
+    engine, on = inference_engine(obs, config, pool=4096, seed=2)
+    assert on
+    assert 1.0 <= engine.pool_ess <= 4096 * 8
+    drawn = [engine.play_log_likelihood(w) for w in engine.draw_worlds(4000, 3)]
+    plain = [engine.play_log_likelihood(w) for w in world_sampler(obs).sample(20000, 5)]
+    top = max(plain)
+    weights = [math.exp(v - top) for v in plain]
+    expected = sum(w * v for w, v in zip(weights, plain, strict=True)) / sum(weights)
+    assert mean(drawn) > mean(plain) + 0.2
+    assert mean(drawn) == pytest.approx(expected, abs=0.15)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_drawn_worlds_fit_the_observation(players: int) -> None:
+    obs, _game, _record = noisy_rules_game(players, 3, 30 + players)
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2,))
+    engine, _ = inference_engine(obs, config, pool=128)
+    view = obs.public_view()
+    for world in engine.draw_worlds(200, 5):
+        assert world.piles[0] == view.core.piles[0]
+        cards = world.played
+        for seat in range(players):
+            for g, pile in enumerate(world.piles[seat]):
+                assert cards & pile == 0
+                cards |= pile
+                if seat:
+                    assert bin(pile).count("1") == view.hidden_counts[seat][g]
+                for colour in range(3):
+                    if (view.voids[seat][g] >> colour) & 1:
+                        assert not any((pile >> c) & 1 and card_colour(c) == colour for c in range(64))
+        assert cards | world.set_aside == world.rain_in_use
+
+
+def test_random_seats_weigh_every_world_alike_at_equal_choice() -> None:
+    """A seat believed random scores 1/k whatever card it played: the weights then only
+    count the choices each world offered, never which card was the rules' one."""
+    obs, game, record = noisy_rules_game(4, 6, 12)
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=1.0)
+    engine, _ = inference_engine(obs, config)
+    assert engine.play_log_likelihood(game.core) == pytest.approx(
+        -sum(math.log(k) for _s, k, _m in record), abs=1e-9
+    )
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_seeded_search_with_play_inference_repeats_itself(players: int) -> None:
+    obs, _game, _record = noisy_rules_game(players, 2, 40 + players)
+    config = SearchConfig(play_inference=(2, 3, 4, 5), inference_pool=256)
+    first = search(obs, SearchLimit(iterations=600, seed=9), config)
+    again = search(obs, SearchLimit(iterations=600, seed=9), config)
+    assert first.best_move in obs.legal_moves()
+    assert [(m.move, m.visits) for m in first.moves] == [(m.move, m.visits) for m in again.moves]
+
+
+def test_the_first_trick_of_a_round_needs_no_pool() -> None:
+    """No card played yet this round: nothing to weigh, and the search still answers."""
+    game = Game(RulesConfig(players=4), seed=3)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while not (game.phase.value == "play" and game.to_move == 0 and not game.observation(0).current.tricks):
+        seat = game.to_move
+        game.apply(agents[seat].act(game.observation(seat)), seat)
+    obs = game.observation(0)
+    assert _round_plays(obs) == []
+    result = search(obs, SearchLimit(iterations=300, seed=1), SearchConfig(play_inference=(4,)))
+    assert isinstance(result.best_move, Play)
+
+
+def test_play_inference_settings_are_checked() -> None:
+    with pytest.raises(SearchSettingsError, match="play_inference"):
+        SearchConfig(play_inference=(6,))
+    with pytest.raises(SearchSettingsError, match="play_tremble"):
+        SearchConfig(play_tremble=0.0)
+    with pytest.raises(SearchSettingsError, match="play_tremble"):
+        SearchConfig(play_tremble=math.nan)
+    with pytest.raises(SearchSettingsError, match="inference_oversample"):
+        SearchConfig(inference_oversample=0)
+    assert SearchConfig(play_inference=[5, 3, 3]).play_inference == (3, 5)
+    engine = _engine(noisy_rules_game(4, 1, 3)[0], SearchConfig())
+    with pytest.raises(ValueError, match="plays"):
+        engine.set_round_record([[0] * 3] * 4, [[0] * 3] * 4, [(9, 1)])
