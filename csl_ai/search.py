@@ -87,6 +87,7 @@ AllocationRoot = Literal["halving", "ucb"]
 AllocationOrder = Literal["heuristic", "playout", "mixed"]
 OpponentBeliefs = Literal["posterior", "fixed"]
 CardPolicyKind = Literal["rules", "learned"]
+PlayModel = Literal["card", "class"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -301,6 +302,10 @@ class SearchConfig:
     seat plays the rules' card but for play_tremble, so one that did not take a trick it
     wanted when the rules would have is unlikely to have held the winner. Each seat is
     weighted by its belief. Empty: off."""
+    play_model: PlayModel = "card"
+    """In play inference, what a sensible seat's card says: "card" (it is the rules' card
+    but for play_tremble) or "class" (it takes the trick so far exactly when the rules'
+    card would, any card of that class alike; a lead says nothing)."""
     play_tremble: float = 0.5
     """In play inference, a sensible seat's chance of any legal card instead of the rules'."""
     inference_oversample: int = 4
@@ -367,6 +372,7 @@ class SearchConfig:
             "opponent_beliefs": ("posterior", "fixed"),
             "bet_inference": (True, False),
             "card_policy": ("rules", "learned"),
+            "play_model": ("card", "class"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -809,7 +815,9 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
                 config.split_moves,
             )
         if plays:
-            engine.set_play_inference(config.play_tremble, config.inference_oversample)
+            engine.set_play_inference(
+                config.play_tremble, config.inference_oversample, config.play_model == "class"
+            )
         engine.build_pool(config.inference_pool, (seed ^ _POOL_SALT) & _MASK64)
     threads = limit.threads
     budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads

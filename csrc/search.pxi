@@ -166,6 +166,7 @@ ctypedef struct SearchSpec:
     # play inference (see play_log_likelihood)
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
+    int32_t play_by_class   # 1: the rules say only whether the card takes the trick so far
     int32_t oversample      # worlds drawn per pool world before the resampling
     int32_t n_round_plays
     uint8_t round_play_seat[MAX_ROUND_PLAYS]  # this round's card plays, in order
@@ -1081,12 +1082,14 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
     played from each pile), and each play by another seat with a choice scores
     r / k + (1 - r) (tremble / k + (1 - tremble) [the rules' card]), k legal cards, r the
     seat's randomness. A seat that could take a trick it wanted and did not is unlikely
-    to have held the winner."""
+    to have held the winner. With play_by_class the rules only say whether the card takes
+    the trick so far: [the rules' card] becomes [same class as it] / (cards of that class),
+    and a lead says nothing but its k (styles differ most in which winner or loser)."""
     cdef uint64_t pile[MAX_PLAYERS][MAX_GROUPS]
     cdef uint8_t won[MAX_PLAYERS][N_KINDS]
-    cdef uint64_t legal, f, led_s = 0, b
+    cdef uint64_t legal, f, led_s = 0, b, same
     cdef int n = st.cfg.n_players, s, g, k, seat, c, p, best_p = 0, winner = 0, pos = 0
-    cdef int in_trick = 0, group = 0, end, sky, kind, have, rule, nl, led_c = 0
+    cdef int in_trick = 0, group = 0, end, sky, kind, have, rule_p, nl, led_c = 0
     cdef double ll = 0.0, r, q
     cdef bint want
     for s in range(n):
@@ -1112,11 +1115,20 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
                 have = VALUE_HAVE - 1
             want = not (st.declared_mask >> seat) & 1 and \
                 sp.policy.sky_value[kind][have][st.cfg.sky_count[sky]] >= 0.0
-            rule = card_of_pos(choose_pos(to_strength(legal), in_trick == 0, led_s, best_p,
-                                          in_trick == n - 1, want))
+            rule_p = choose_pos(to_strength(legal), in_trick == 0, led_s, best_p,
+                                in_trick == n - 1, want)
             r = sp.randomness[seat]
             q = (r + (1.0 - r) * sp.play_tremble) / nl
-            if c == rule:
+            if sp.play_by_class:
+                if in_trick == 0:
+                    same = to_strength(legal)
+                else:
+                    same = to_strength(legal) & (CSL_S_BLUE | led_s) & above(best_p)
+                    if not (same >> rule_p) & 1:
+                        same = to_strength(legal) & ~same
+                if (same >> pos_of_card(c)) & 1:
+                    q += (1.0 - r) * (1.0 - sp.play_tremble) / popcount(same)
+            elif c == card_of_pos(rule_p):
                 q += (1.0 - r) * (1.0 - sp.play_tremble)
             ll += log(q)
         pile[seat][group] &= ~(<uint64_t>1 << c)
@@ -1663,14 +1675,16 @@ cdef class SearchEngine:
             self.sp.split_w[1][k] = w[1][k]
         self.sp.split_moves = moves
 
-    def set_play_inference(self, double tremble, int oversample):
+    def set_play_inference(self, double tremble, int oversample, bint by_class=False):
         """Resample the pool's worlds by how likely the others' card plays of this round are
         in each (play_log_likelihood), a sensible seat playing the rules' card but for a
-        tremble; oversample worlds are drawn per pool world. Takes effect in build_pool,
+        tremble (by_class: only whether it takes the trick so far); oversample worlds are
+        drawn per pool world. Takes effect in build_pool,
         after set_round_record and set_randomness."""
         if not 0.0 < tremble <= 1.0 or not 1 <= oversample <= MAX_OVERSAMPLE:
             raise ValueError(f"set_play_inference needs a tremble in (0, 1] and oversample 1..{MAX_OVERSAMPLE}")
         self.sp.play_tremble = tremble
+        self.sp.play_by_class = by_class
         self.sp.oversample = oversample
         self.sp.play_inference = 1
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 import random
 from statistics import mean
+from typing import NamedTuple
 
 import pytest
 
 from csl_ai.agents import make_agent
 from csl_ai.game import Game, Observation
+from csl_ai.heuristic import _beats, _trick_best
 from csl_ai.moves import Play
 from csl_ai.notation import card_colour
 from csl_ai.rules import RulesConfig
@@ -32,17 +34,36 @@ from csl_ai.search import (
 RULES_BOT = SearchConfig(playout_epsilon=0.0)
 
 
+class Choice(NamedTuple):
+    """One of the others' card plays with a choice, as the models see it."""
+
+    seat: int
+    legal: int
+    rules_card: bool
+    """Whether it was the rules' own card."""
+    same_class: int
+    """How many legal cards take the trick so far exactly when the rules' card would
+    (all of them for a lead), or 0 if the card played is not one of them."""
+
+
+def trick_class(card: int, legal: list[int], plays: list[int]) -> list[int]:
+    """The legal cards that take the trick so far exactly when card would."""
+    if not plays:
+        return legal
+    best, led = _trick_best(plays), card_colour(plays[0])
+    return [c for c in legal if _beats(c, best, led) == _beats(card, best, led)]
+
+
 def noisy_rules_game(
     players: int, tricks: int, seed: int, noise: float = 0.3
-) -> tuple[Observation, Game, list[tuple[int, int, bool]]]:
+) -> tuple[Observation, Game, list[Choice]]:
     """Seat 0 (the heuristic agent) to play with a choice, at least `tricks` tricks into a
     round where the others play the rules' card, or with chance `noise` any legal card.
-    Also the game and, for each of the others' plays of the round with a choice, (seat,
-    number of legal cards, whether it was the rules' card)."""
+    Also the game and each of the others' plays of the round with a choice."""
     rng = random.Random(seed)
     me = make_agent("heuristic", seed)
     game = Game(RulesConfig(players=players), seed=seed)
-    record: list[tuple[int, int, bool]] = []
+    record: list[Choice] = []
     current_round = 0
     while not game.is_over:
         seat = game.to_move
@@ -65,7 +86,12 @@ def noisy_rules_game(
             if rng.random() < noise:
                 move = rng.choice(legal)
             if len(legal) > 1:
-                record.append((seat, len(legal), move == rule))
+                cards = [m.card for m in legal]
+                trick = obs.current.tricks[-1] if obs.current.tricks else None
+                plays = [c for _, c in trick.plays] if trick is not None and not trick.complete else []
+                same = trick_class(rule.card, cards, plays)
+                played_same = move.card in same
+                record.append(Choice(seat, len(legal), move == rule, len(same) if played_same else 0))
         game.apply(move, seat)
     raise AssertionError("no such position in the seeded game")
 
@@ -73,24 +99,30 @@ def noisy_rules_game(
 def inference_engine(obs: Observation, config: SearchConfig, pool: int = 256, seed: int = 1):
     engine = _engine(obs, config)
     engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    engine.set_play_inference(config.play_tremble, config.inference_oversample)
+    engine.set_play_inference(config.play_tremble, config.inference_oversample, config.play_model == "class")
     return engine, engine.build_pool(pool, seed)
 
 
-@pytest.mark.parametrize(("players", "seed", "randomness"), [(4, 3, 0.0), (4, 8, 0.3), (3, 5, 0.0), (5, 2, 0.2), (2, 4, 0.0)])
-def test_the_true_world_scores_as_its_plays_say(players: int, seed: int, randomness: float) -> None:
+@pytest.mark.parametrize("model", ["card", "class"])
+@pytest.mark.parametrize(("players", "seed", "randomness"), [(4, 3, 0.0), (4, 8, 0.3), (3, 5, 0.0), (5, 6, 0.2), (2, 4, 0.0)])
+def test_the_true_world_scores_as_its_plays_say(players: int, seed: int, randomness: float, model: str) -> None:
     """The C replay of the round in the world actually dealt gives, play by play, the
-    mixture's chance of the card played: r / k + (1 - r) (t / k + (1 - t) [rules' card])."""
+    mixture's chance of the card played: r / k + (1 - r) (t / k + (1 - t) [rules' card]),
+    or with the class model (1 - t) [same class] / (cards of that class)."""
     obs, game, record = noisy_rules_game(players, 5, seed)
-    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=randomness, play_tremble=0.4)
-    engine, _ = inference_engine(obs, config)
-    t = config.play_tremble
-    expected = sum(
-        math.log((randomness + (1 - randomness) * t) / k + (1 - randomness) * (1 - t) * matched)
-        for _seat, k, matched in record
+    config = SearchConfig(
+        opponent_beliefs="fixed", opponent_randomness=randomness, play_tremble=0.4, play_model=model
     )
+    engine, _ = inference_engine(obs, config)
+    r, t = randomness, config.play_tremble
+
+    def chance(play: Choice) -> float:
+        sensible = play.rules_card if model == "card" else (1 / play.same_class if play.same_class else 0.0)
+        return (r + (1 - r) * t) / play.legal + (1 - r) * (1 - t) * sensible
+
     assert record
-    assert engine.play_log_likelihood(game.core) == pytest.approx(expected, abs=1e-9)
+    assert any(not p.rules_card for p in record)
+    assert engine.play_log_likelihood(game.core) == pytest.approx(sum(math.log(chance(p)) for p in record), abs=1e-9)
 
 
 def test_the_pool_leans_toward_worlds_that_explain_the_plays() -> None:
@@ -138,7 +170,7 @@ def test_random_seats_weigh_every_world_alike_at_equal_choice() -> None:
     config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=1.0)
     engine, _ = inference_engine(obs, config)
     assert engine.play_log_likelihood(game.core) == pytest.approx(
-        -sum(math.log(k) for _s, k, _m in record), abs=1e-9
+        -sum(math.log(p.legal) for p in record), abs=1e-9
     )
 
 
@@ -172,6 +204,8 @@ def test_play_inference_settings_are_checked() -> None:
         SearchConfig(play_tremble=0.0)
     with pytest.raises(SearchSettingsError, match="play_tremble"):
         SearchConfig(play_tremble=math.nan)
+    with pytest.raises(SearchSettingsError, match="play_model"):
+        SearchConfig(play_model="exact")  # type: ignore[arg-type]
     with pytest.raises(SearchSettingsError, match="inference_oversample"):
         SearchConfig(inference_oversample=0)
     assert SearchConfig(play_inference=[5, 3, 3]).play_inference == (3, 5)
