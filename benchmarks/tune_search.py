@@ -45,6 +45,12 @@ After the bitmask deal in playouts (same search, another playout stream):
   python benchmarks/tune_search.py --deals 200                                   # 47.8%
   python benchmarks/tune_search.py --deals 200 --config '{"exploration":0.4}'    # 47.1%
   python benchmarks/tune_search.py --deals 200 --config '{"exploration":1.0}'    # 49.6%
+Ninth session (docs/tuning.md has the tables): the noise floor, then play inference and
+the searcher's own playout randomness:
+  python benchmarks/tune_search.py --deals 200 --stream 1                        # 48.9% (stream 0: 49.3%)
+  python benchmarks/tune_search.py --deals 200 --base 9000 [--stream 1]          # 45.0% [49.0%]
+  python benchmarks/tune_search.py --deals 200 --config '{"play_inference":[4]}' # 45.7%
+  python benchmarks/tune_search.py --deals 200 --config '{"own_epsilon_share":0.5}'   # 51.2%
 """
 
 from __future__ import annotations

@@ -44,11 +44,12 @@ it wants it and can, else sheds its weakest card; when it does not want the tric
 plays its strongest card that still loses. An allocation: the strongest cards to the
 group whose sky cards are worth most to it. A bet: good weather when the hand's danger (a
 rough count of the tricks it could win) is below a threshold. A small share of moves
-(playout_epsilon) is uniformly random. The other seats are modelled as a mixture: with
-some chance a seat plays like a uniformly random player (random moves, a coin-toss bet),
-else by these rules; that chance is the seat's posterior given its bets and plays so far
-(csl_ai.beliefs, from the prior opponent_randomness), since a model of sensible opponents
-alone misjudges random ones and a model of random ones misjudges sensible players.
+(playout_epsilon; own_epsilon_share of it for the searcher) is uniformly random. The
+other seats are modelled as a mixture: with some chance a seat plays like a uniformly
+random player (random moves, a coin-toss bet), else by these rules; that chance is the
+seat's posterior given its bets and plays so far (csl_ai.beliefs, from the prior
+opponent_randomness), since a model of sensible opponents alone misjudges random ones and
+a model of random ones misjudges sensible players.
 
 ``algorithm="pimc"`` is flat determinized Monte Carlo (perfect-information Monte Carlo
 without the perfect-information search): each world is played out once per candidate with
@@ -230,14 +231,21 @@ class SearchConfig:
     playouts from being one fixed line). Against three heuristic bots at 3,000 iterations
     (400 games, same deals; benchmarks/tune_search.py) 0.2 won 46.5% where 0.1 won 41.9% and
     0.03 40.5%."""
-    own_epsilon: float | None = None
-    """The searcher's own playout_epsilon; None: the same as everybody's."""
+    own_epsilon_share: float = 1.0
+    """The searcher's own chance of a uniformly random playout move, as a share of
+    playout_epsilon (1: the same as everybody's). Its later moves are searched, so it might
+    stray less than the rules model of the others. Against three heuristic bots, 4
+    players, 10,000 iterations (tune_search.py, 800 games a row, each pair on the same
+    deals and stream), 0.5 against 1 won 51.2/49.3 and 47.8/48.9 (base 777, streams 0 and
+    1), 49.4/45.0 and 45.1/49.0 (base 9000, streams 0 and 1), and 49.9/48.7 against
+    zoo:trumps: a mean difference of +0.5 points with a spread of 3, nothing; heads-up
+    81.8/82.3, against random bots 90.5/90.5. So it stays 1 (docs/tuning.md)."""
     opponent_randomness: float = 0.5
     """How the other seats are modelled where the rules play for them (the playouts, and
     their hidden allocations and bets in the tree): as a uniformly random player with this
     chance, else by the rules. Each of their moves is then random with chance
     r + (1 - r) * playout_epsilon and each of their bets a coin toss with chance r; the
-    searcher's own playout moves keep playout_epsilon. The search does not know whom it
+    searcher's own playout moves have own_epsilon_share of it. The search does not know whom it
     plays, and a model of sensible opponents alone misreads random ones: it settled for
     low-scoring plans that a random player's lucky run beat. At 10,000 iterations
     (tune_search.py) against three random bots 0, 0.5 and 1 won 87.0%, 91.5% and 90.5%
@@ -385,6 +393,7 @@ class SearchConfig:
             "weather_blue", "weather_power", "candy_value", "star_three_value_a",
             "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
             "belief_tremble", "belief_bet_tremble", "bet_danger_scale", "play_tremble",
+            "own_epsilon_share",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -420,12 +429,11 @@ class SearchConfig:
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
         if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
             raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
-        if self.own_epsilon is not None and (
-            isinstance(self.own_epsilon, bool)
-            or not isinstance(self.own_epsilon, (int, float))
-            or not 0 <= self.own_epsilon <= 1
-        ):
-            raise SearchSettingsError(f"own_epsilon must be None or in [0, 1], got {self.own_epsilon!r}")
+        if not 0 <= self.own_epsilon_share * self.playout_epsilon <= 1 or self.own_epsilon_share < 0:
+            raise SearchSettingsError(
+                "own_epsilon_share must be non-negative and keep the searcher's playout_epsilon "
+                f"within [0, 1], got {self.own_epsilon_share!r}"
+            )
         if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
             raise SearchSettingsError(
                 f"inference_oversample must be an integer 1..64, got {self.inference_oversample!r}"
@@ -684,8 +692,8 @@ def _engine(
     if config.playout == "rules" and config.card_policy == "learned":
         weights = config.card_weights if config.card_weights is not None else _shipped_weights()
         engine.set_card_policy(weights)
-    if config.playout == "rules" and config.own_epsilon is not None:
-        engine.set_own_epsilon(config.own_epsilon)
+    if config.playout == "rules" and config.own_epsilon_share != 1:
+        engine.set_own_epsilon(config.playout_epsilon * config.own_epsilon_share)
     if config.playout == "rules":
         if beliefs is None:
             beliefs = seat_beliefs(obs, config)

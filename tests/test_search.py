@@ -483,14 +483,14 @@ def test_opponent_randomness_makes_the_others_random_players() -> None:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_own_epsilon_is_the_searchers_alone(players: int) -> None:
-    """With own_epsilon 0 every playout move of the searcher is the rules' own, while the
-    others keep playout_epsilon and stray from the rules now and then."""
+    """With own_epsilon_share 0 every playout move of the searcher is the rules' own, while
+    the others keep playout_epsilon and stray from the rules now and then."""
     from csl_ai.search import _engine
 
     strays = {"searcher": 0, "others": 0}
     for i, (game, seat) in enumerate(random_positions(players, 12, seed=70 + players)):
         obs = game.observation(seat)
-        config = SearchConfig(playout_epsilon=0.5, own_epsilon=0.0, opponent_randomness=0.0,
+        config = SearchConfig(playout_epsilon=0.5, own_epsilon_share=0.0, opponent_randomness=0.0,
                               opponent_beliefs="fixed")
         world = sample_worlds(obs, 1, i)[0]
         _final, events = _engine(obs, config).playout_trace(world, i)
@@ -512,8 +512,9 @@ def test_own_epsilon_is_the_searchers_alone(players: int) -> None:
                 assert core.play(event[1]) == 0
     assert strays["searcher"] == 0
     assert strays["others"] > 10
-    with pytest.raises(SearchSettingsError, match="own_epsilon"):
-        SearchConfig(own_epsilon=1.5)
+    for bad in (-0.5, 6.0, math.nan):
+        with pytest.raises(SearchSettingsError, match="own_epsilon_share"):
+            SearchConfig(own_epsilon_share=bad)
 
 
 def test_rules_never_peek() -> None:
