@@ -249,6 +249,25 @@ class SearchEngine:
         """Every root candidate in prior order."""
     def set_randomness(self, randomness: list[float]) -> None:
         """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
+    def set_own_epsilon(self, epsilon: float) -> None:
+        """The searcher's own chance of a uniformly random playout move."""
+    def set_round_record(
+        self, played_from: Sequence[Sequence[int]], voids: Sequence[Sequence[int]], plays: Sequence[tuple[int, int]]
+    ) -> None:
+        """This round's public card play (per-pile cards played, voids, (seat, card) in order)."""
+    def set_allocation_inference(
+        self, weights: Sequence[float], declared_weights: Sequence[float], moves: int
+    ) -> None:
+        """Draw the others' splits by the allocation model in build_pool."""
+    def set_play_inference(self, tremble: float, oversample: int, by_class: bool = False) -> None:
+        """Resample the pool by how likely the others' card plays of the round are."""
+    def build_pool(self, pool: int, seed: int) -> bool:
+        """Draw the pool of inferred worlds; whether it is on."""
+    @property
+    def pool_ess(self) -> float:
+        """Effective sample size of the last pool's play-inference weights."""
+    def play_log_likelihood(self, world: CoreState) -> float:
+        """Log-likelihood of the others' card plays of the round in world (for tests)."""
     def set_order(self, order: list[int]) -> None:
         """Put the allocation candidates in this order (a permutation of their indices)."""
     def modelled_world(self, world: CoreState, seed: int) -> CoreState:

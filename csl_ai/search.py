@@ -429,11 +429,6 @@ class SearchConfig:
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
         if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
             raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
-        if not 0 <= self.own_epsilon_share * self.playout_epsilon <= 1 or self.own_epsilon_share < 0:
-            raise SearchSettingsError(
-                "own_epsilon_share must be non-negative and keep the searcher's playout_epsilon "
-                f"within [0, 1], got {self.own_epsilon_share!r}"
-            )
         if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
             raise SearchSettingsError(
                 f"inference_oversample must be an integer 1..64, got {self.inference_oversample!r}"
@@ -442,9 +437,18 @@ class SearchConfig:
             raise SearchSettingsError(f"play_tremble must be in (0, 1], got {self.play_tremble!r}")
         if not _is_int(self.inference_pool) or not 1 <= self.inference_pool <= 65536:
             raise SearchSettingsError(f"inference_pool must be an integer 1..65536, got {self.inference_pool!r}")
+        if self.inference_pool * self.inference_oversample > 1 << 18 and self.play_inference:
+            raise SearchSettingsError(
+                "inference_pool times inference_oversample must be at most 262144 with play inference"
+            )
         for name in ("playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble"):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchSettingsError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
+        if not 0 <= self.own_epsilon_share * self.playout_epsilon <= 1 or self.own_epsilon_share < 0:
+            raise SearchSettingsError(
+                "own_epsilon_share must be non-negative and keep the searcher's playout_epsilon "
+                f"within [0, 1], got {self.own_epsilon_share!r}"
+            )
         for name in ("exploration", "widening_base", "widening_coef", "widening_alpha", "margin_weight"):
             if getattr(self, name) < 0:
                 raise SearchSettingsError(f"{name} must be >= 0, got {getattr(self, name)!r}")

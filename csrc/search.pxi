@@ -87,6 +87,7 @@ cdef enum:
     MAX_POOL = 1 << 16
     MAX_ROUND_PLAYS = 48
     MAX_OVERSAMPLE = 64
+    MAX_DRAWS = 1 << 18
     MAX_LEGAL = 12
     RESERVE_NODES = 8
     CACHE_LINE = 64
@@ -1696,6 +1697,8 @@ cdef class SearchEngine:
         cdef int s, k, n = self.sampler.sm.base.cfg.n_players
         if not 1 <= pool <= MAX_POOL:
             raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
+        if self.sp.play_inference and pool * self.sp.oversample > MAX_DRAWS:
+            raise ValueError(f"pool times oversample must be at most {MAX_DRAWS}")
         self.sp.pool_n = 0
         if not self.sp.policy.rules or self.sampler.sm.base.phase == PHASE_ALLOCATE and not any(
                 (self.sampler.sm.base.allocated_mask >> s) & 1 for s in range(n) if s != self.sp.root_seat):

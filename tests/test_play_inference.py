@@ -208,6 +208,8 @@ def test_play_inference_settings_are_checked() -> None:
         SearchConfig(play_model="exact")  # type: ignore[arg-type]
     with pytest.raises(SearchSettingsError, match="inference_oversample"):
         SearchConfig(inference_oversample=0)
+    with pytest.raises(SearchSettingsError, match="262144"):
+        SearchConfig(play_inference=(4,), inference_pool=65536, inference_oversample=8)
     assert SearchConfig(play_inference=[5, 3, 3]).play_inference == (3, 5)
     engine = _engine(noisy_rules_game(4, 1, 3)[0], SearchConfig())
     with pytest.raises(ValueError, match="plays"):
