@@ -348,12 +348,14 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
                 pp.sky_value[kind][h][cnt] = pot[top] - pot[h]
 
 
+cdef inline double sky_worth(const Policy* pp, int kind, int have, int count) noexcept nogil:
+    """The rules' worth of count more elements of kind to a seat holding have of them."""
+    return pp.sky_value[kind][have if have < VALUE_HAVE else VALUE_HAVE - 1][count]
+
+
 cdef inline double sky_value_for(const State* st, const Policy* pp, int seat, int sky) noexcept nogil:
     cdef int kind = st.cfg.sky_kind[sky]
-    cdef int have = st.elems[seat][kind] + st.round_elems[seat][kind]
-    if have >= VALUE_HAVE:
-        have = VALUE_HAVE - 1
-    return pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+    return sky_worth(pp, kind, st.elems[seat][kind] + st.round_elems[seat][kind], st.cfg.sky_count[sky])
 
 
 cdef inline bint wants_trick(const State* st, const Policy* pp, int seat) noexcept nogil:
@@ -361,6 +363,11 @@ cdef inline bint wants_trick(const State* st, const Policy* pp, int seat) noexce
     if (st.declared_mask >> seat) & 1:
         return False
     return sky_value_for(st, pp, seat, st.sky_order[st.sky_pos + st.line_pos]) >= 0.0
+
+
+cdef inline uint64_t trick_winners(uint64_t legal_s, uint64_t led_s, int best_p) noexcept nogil:
+    """The cards of legal_s (strength order) that would take the trick from best_p."""
+    return legal_s & (CSL_S_BLUE | led_s) & above(best_p)
 
 
 cdef inline int choose_pos(uint64_t legal, bint lead, uint64_t led_s, int best_p, bint last,
@@ -374,7 +381,7 @@ cdef inline int choose_pos(uint64_t legal, bint lead, uint64_t led_s, int best_p
     cdef uint64_t winners, losers
     if lead:
         return highest_card(legal) if want else lowest_card(legal)
-    winners = legal & (CSL_S_BLUE | led_s) & above(best_p)
+    winners = trick_winners(legal, led_s, best_p)
     if want:
         return lowest_card(winners) if winners else lowest_card(legal)
     losers = legal & ~winners
@@ -435,7 +442,7 @@ cdef inline bint policy_declare(const State* st, const Policy* pp, int seat, Rng
 cdef void group_order(const State* st, const Policy* pp, int seat, const uint8_t* line, int* order) noexcept nogil:
     """Groups from the most to the least valuable to seat (line = the round's sky card ids)."""
     cdef double v[MAX_GROUPS]
-    cdef int kind, have, g, i, j, t, sky, pos = 0
+    cdef int kind, g, i, j, t, sky, pos = 0
     for g in range(st.cfg.n_groups):
         v[g] = 0.0
         order[g] = g
@@ -443,10 +450,7 @@ cdef void group_order(const State* st, const Policy* pp, int seat, const uint8_t
             sky = line[pos]
             pos += 1
             kind = st.cfg.sky_kind[sky]
-            have = st.elems[seat][kind]
-            if have >= VALUE_HAVE:
-                have = VALUE_HAVE - 1
-            v[g] += pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+            v[g] += sky_worth(pp, kind, st.elems[seat][kind], st.cfg.sky_count[sky])
     for i in range(1, st.cfg.n_groups):
         j = i
         while j > 0 and v[order[j - 1]] < v[order[j]]:
@@ -507,14 +511,11 @@ cdef void pile_features(const State* st, const Policy* pp, int seat, int g, uint
     piles; see split_features)."""
     cdef double v = 0.0
     cdef uint64_t ps = to_strength(pile)
-    cdef int i, c, sky, kind, have
+    cdef int i, c, sky, kind
     for i in range(st.cfg.group_size[g]):
         sky = st.sky_order[st.sky_pos + st.cfg.group_start[g] + i]
         kind = st.cfg.sky_kind[sky]
-        have = st.elems[seat][kind]
-        if have >= VALUE_HAVE:
-            have = VALUE_HAVE - 1
-        v += pp.sky_value[kind][have][st.cfg.sky_count[sky]]
+        v += sky_worth(pp, kind, st.elems[seat][kind], st.cfg.sky_count[sky])
     if ps:
         f[0] += v * hand_danger_s(pp, ps)
         f[1] += v * pp.danger_s[highest_card(ps)]
@@ -650,7 +651,8 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
                       int pos, int leader, Rng* rng, Trace* tr) noexcept nogil:
     """Play the round's remaining tricks from a trick boundary on strength-order piles P."""
     cdef int n = st.cfg.n_players, ng = st.cfg.n_groups
-    cdef int i, seat, p, best_p, winner, sky, kind, cnt, have, end, s2, g2
+    cdef int i, seat, p, best_p, winner, sky, kind, cnt, end, s2, g2
+    cdef double worth
     cdef uint64_t pile, legal, f, led_s, b, unseen_s
     cdef bint want
     cdef uint8_t declared = st.declared_mask
@@ -675,12 +677,8 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
             elif rng_next(rng) < pp.eps_threshold[seat]:
                 p = rng_pick_card(rng, legal)
             else:
-                want = False
-                have = st.elems[seat][kind] + st.round_elems[seat][kind]
-                if have >= VALUE_HAVE:
-                    have = VALUE_HAVE - 1
-                if not (declared >> seat) & 1:
-                    want = pp.sky_value[kind][have][cnt] >= 0.0
+                worth = sky_worth(pp, kind, st.elems[seat][kind] + st.round_elems[seat][kind], cnt)
+                want = not (declared >> seat) & 1 and worth >= 0.0
                 if pp.learned:
                     unseen_s = to_strength(st.set_aside)
                     for s2 in range(n):
@@ -688,7 +686,7 @@ cdef void fast_tricks(const Policy* pp, State* st, uint64_t (*P)[MAX_GROUPS], in
                             for g2 in range(ng):
                                 unseen_s |= P[s2][g2]
                     p = learned_pos(pp, legal, i == 0, led_s, best_p, i == n - 1, want,
-                                    (declared >> seat) & 1, pp.sky_value[kind][have][cnt], kind,
+                                    (declared >> seat) & 1, worth, kind,
                                     unseen_s, rng)
                 else:
                     p = choose_pos(legal, i == 0, led_s, best_p, i == n - 1, want)
@@ -1090,7 +1088,7 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
     cdef uint8_t won[MAX_PLAYERS][N_KINDS]
     cdef uint64_t legal, f, led_s = 0, b, same
     cdef int n = st.cfg.n_players, s, g, k, seat, c, p, best_p = 0, winner = 0, pos = 0
-    cdef int in_trick = 0, group = 0, end, sky, kind, have, rule_p, nl, led_c = 0
+    cdef int in_trick = 0, group = 0, end, sky, kind, rule_p, nl, led_c = 0
     cdef double ll = 0.0, r, q
     cdef bint want
     for s in range(n):
@@ -1111,11 +1109,8 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
             legal = f if f else pile[seat][group]
         if seat != sp.root_seat and (legal & (legal - 1)) and (legal >> c) & 1:
             nl = popcount(legal)
-            have = st.elems[seat][kind] + won[seat][kind]
-            if have >= VALUE_HAVE:
-                have = VALUE_HAVE - 1
-            want = not (st.declared_mask >> seat) & 1 and \
-                sp.policy.sky_value[kind][have][st.cfg.sky_count[sky]] >= 0.0
+            want = not (st.declared_mask >> seat) & 1 and sky_worth(
+                &sp.policy, kind, st.elems[seat][kind] + won[seat][kind], st.cfg.sky_count[sky]) >= 0.0
             rule_p = choose_pos(to_strength(legal), in_trick == 0, led_s, best_p,
                                 in_trick == n - 1, want)
             r = sp.randomness[seat]
@@ -1124,7 +1119,7 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
                 if in_trick == 0:
                     same = to_strength(legal)
                 else:
-                    same = to_strength(legal) & (CSL_S_BLUE | led_s) & above(best_p)
+                    same = trick_winners(to_strength(legal), led_s, best_p)
                     if not (same >> rule_p) & 1:
                         same = to_strength(legal) & ~same
                 if (same >> pos_of_card(c)) & 1:
@@ -1680,8 +1675,8 @@ cdef class SearchEngine:
         """Resample the pool's worlds by how likely the others' card plays of this round are
         in each (play_log_likelihood), a sensible seat playing the rules' card but for a
         tremble (by_class: only whether it takes the trick so far); oversample worlds are
-        drawn per pool world. Takes effect in build_pool,
-        after set_round_record and set_randomness."""
+        drawn per pool world. Takes effect in build_pool, after set_round_record and
+        set_randomness."""
         if not 0.0 < tremble <= 1.0 or not 1 <= oversample <= MAX_OVERSAMPLE:
             raise ValueError(f"set_play_inference needs a tremble in (0, 1] and oversample 1..{MAX_OVERSAMPLE}")
         self.sp.play_tremble = tremble

@@ -26,10 +26,10 @@ from csl_ai.search import (
     _played_from_piles,
     _round_plays,
     heuristic_move,
-    policy_settings,
     search,
     world_sampler,
 )
+from worldcheck import check_world, known
 
 RULES_BOT = SearchConfig(playout_epsilon=0.0)
 
@@ -144,23 +144,13 @@ def test_the_pool_leans_toward_worlds_that_explain_the_plays() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_drawn_worlds_fit_the_observation(players: int) -> None:
-    obs, _game, _record = noisy_rules_game(players, 3, 30 + players)
+    """Every world in the resampled pool is one the exact sampler could give."""
+    obs, game, _record = noisy_rules_game(players, 3, 30 + players)
     config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2,))
     engine, _ = inference_engine(obs, config, pool=128)
-    view = obs.public_view()
+    expected = known(game, 0)
     for world in engine.draw_worlds(200, 5):
-        assert world.piles[0] == view.core.piles[0]
-        cards = world.played
-        for seat in range(players):
-            for g, pile in enumerate(world.piles[seat]):
-                assert cards & pile == 0
-                cards |= pile
-                if seat:
-                    assert bin(pile).count("1") == view.hidden_counts[seat][g]
-                for colour in range(3):
-                    if (view.voids[seat][g] >> colour) & 1:
-                        assert not any((pile >> c) & 1 and card_colour(c) == colour for c in range(64))
-        assert cards | world.set_aside == world.rain_in_use
+        check_world(world, obs, expected)
 
 
 def test_random_seats_weigh_every_world_alike_at_equal_choice() -> None:

@@ -24,12 +24,18 @@ from csl_ai.search import (
     search,
     world_sampler,
 )
+from worldcheck import check_world, known
 
 SENSIBLE = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2, 3, 4, 5))
 
 
 def trick_position(players: int = 4, tricks: int = 0, seed: int = 11) -> Observation:
     """Seat 0 to play with a choice, at least `tricks` tricks into a round of heuristic play."""
+    return trick_game(players, tricks, seed)[0]
+
+
+def trick_game(players: int = 4, tricks: int = 0, seed: int = 11) -> tuple[Observation, Game]:
+    """trick_position, and the game it comes from."""
     agents = [make_agent("heuristic", seed * 7 + s) for s in range(players)]
     game = Game(RulesConfig(players=players), seed=seed)
     while not game.is_over:
@@ -41,7 +47,7 @@ def trick_position(players: int = 4, tricks: int = 0, seed: int = 11) -> Observa
             and len(obs.current.tricks) >= tricks
             and len(obs.legal_moves()) > 1
         ):
-            return obs
+            return obs, game
         game.apply(agents[seat].act(obs), seat)
     raise AssertionError("no such position in the seeded game")
 
@@ -103,24 +109,11 @@ def test_zero_weights_leave_the_worlds_uniform() -> None:
 def test_drawn_worlds_fit_the_observation() -> None:
     """Every world drawn is one the exact sampler could give: the searcher's own piles, the
     played cards and every shown void respected, every card in use dealt once."""
-    obs = trick_position(tricks=5)
+    obs, game = trick_game(tricks=5)
     engine, _ = inference_engine(obs, SENSIBLE, SENSIBLE.split_weights[2], 200, 512, 7)
-    view = obs.public_view()
-    own = view.core.piles[0]
-    hidden = view.hidden_counts
+    expected = known(game, 0)
     for world in engine.draw_worlds(300, 5):
-        assert world.piles[0] == own
-        cards = world.played
-        for seat in range(obs.players):
-            for g, pile in enumerate(world.piles[seat]):
-                assert cards & pile == 0
-                cards |= pile
-                if seat:
-                    assert bin(pile).count("1") == hidden[seat][g]
-                for colour in range(3):
-                    if (view.voids[seat][g] >> colour) & 1:
-                        assert not any((pile >> c) & 1 and card_colour(c) == colour for c in range(64))
-        assert cards == world.rain_in_use
+        check_world(world, obs, expected)
 
 
 @pytest.mark.parametrize("tricks", [0, 4])
