@@ -199,6 +199,8 @@ class WorldSampler:
     @property
     def slots(self) -> list[tuple[int, int, int, int, int]]:
         """(kind, seat, group, size, allowed colour mask) per slot."""
+    def world_of(self, truth: CoreState) -> CoreState:
+        """The world of this observation whose hidden cards lie where truth has them."""
     def sample(self, n: int, seed: int) -> list[CoreState]:
         """n worlds as CoreStates, from a stream seeded by seed."""
     def draw_many(self, n: int, seed: int) -> int:
@@ -259,8 +261,13 @@ class SearchEngine:
         self, weights: Sequence[float], declared_weights: Sequence[float], moves: int
     ) -> None:
         """Draw the others' splits by the allocation model in build_pool."""
-    def set_play_inference(self, tremble: float, oversample: int, by_class: bool = False) -> None:
-        """Resample the pool by how likely the others' card plays of the round are."""
+    def set_play_inference(
+        self, tremble: float, oversample: int, by_class: bool = False, weights: Sequence[float] | None = None
+    ) -> None:
+        """Resample the pool by how likely the others' card plays of the round are (weights:
+        the fitted softmax play model instead of the rules' card)."""
+    def set_worlds(self, worlds: Sequence[CoreState]) -> None:
+        """Search these worlds of this position instead of sampled ones (a diagnostic)."""
     def build_pool(self, pool: int, seed: int) -> bool:
         """Draw the pool of inferred worlds; whether it is on."""
     @property

@@ -72,7 +72,7 @@ from typing import Any, Literal
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
 from csl_ai.calibration import WinCalibration
-from csl_ai.policy import CardPolicy
+from csl_ai.policy import CARD_FEATURES, CardPolicy
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
 from csl_ai.heuristic import HeuristicAgent
@@ -88,7 +88,7 @@ AllocationRoot = Literal["halving", "ucb"]
 AllocationOrder = Literal["heuristic", "playout", "mixed"]
 OpponentBeliefs = Literal["posterior", "fixed"]
 CardPolicyKind = Literal["rules", "learned"]
-PlayModel = Literal["card", "class"]
+PlayModel = Literal["card", "class", "fitted"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -306,16 +306,38 @@ class SearchConfig:
     """Worlds drawn per search for allocation and play inference."""
     play_inference: tuple[int, ...] = ()
     """Player counts at which the sampled worlds are resampled by how likely the others'
-    card plays of the round are in each (csrc/search.pxi play_log_likelihood): a sensible
-    seat plays the rules' card but for play_tremble, so one that did not take a trick it
-    wanted when the rules would have is unlikely to have held the winner. Each seat is
-    weighted by its belief. Empty: off."""
-    play_model: PlayModel = "card"
-    """In play inference, what a sensible seat's card says: "card" (it is the rules' card
-    but for play_tremble) or "class" (it takes the trick so far exactly when the rules'
-    card would, any card of that class alike; a lead says nothing)."""
-    play_tremble: float = 0.5
-    """In play inference, a sensible seat's chance of any legal card instead of the rules'."""
+    card plays of the round are in each (csrc/search.pxi play_log_likelihood), under
+    play_model: a seat that did not take a trick it wanted is unlikely to have held the
+    winner. Each seat is weighted by its belief. Empty: off. Off by default: no model
+    gained measurably (docs/tuning.md, ninth and tenth sessions: at 4 players the
+    fitted model read 47.7% against 49.3% off, the rules' card 45.7%; heads-up 81.9%
+    against 82.3%), as the plays say little about the cards still hidden (with the fitted
+    model, the drawn worlds put a 4-player hidden card in its true pile 29.5% of the time,
+    28.2% without: benchmarks/inference_truth.py)."""
+    play_model: PlayModel = "fitted"
+    """In play inference, what a sensible seat's card says: "fitted" (a softmax over the
+    legal cards' features, play_weights, fitted to sensible bots' own plays by
+    benchmarks/fit_play_model.py), "card" (it is the rules' card) or "class" (it takes the
+    trick so far exactly when the rules' card would, any card of that class alike; a lead
+    says nothing). Each is mixed with a uniform choice by play_tremble. The rules' card
+    explains the heuristic agent's 4-player plays barely better than chance (-0.839 nats
+    a play against -0.842), the fitted model at -0.684, and held-out bots' alike."""
+    play_weights: tuple[tuple[float, ...], ...] = (
+        (0.6465, -0.5824, -0.3092, 0.0, -0.5824, 0.3155, 0.175, 1.1232, 1.0884, -3.717, 0.6385,
+         -0.0215, 0.2565, 0.196, -2.3013, -2.8705),
+        (0.8856, -0.7246, -0.1904, -0.1081, -0.1328, 0.4402, 0.3854, 0.8461, 0.5979, -3.197, 0.5054,
+         0.3148, 0.4361, -0.7076, -0.9167, -2.632),
+        (0.7795, -0.7, 0.4289, 0.0, -0.337, 0.6323, -0.0647, 1.2243, 0.3366, -2.5689, 0.8219,
+         0.1959, 1.0673, -1.004, 0.0832, -2.5166),
+        (1.2493, -1.282, 0.6095, -0.6336, -0.3867, 0.4706, -0.1142, 1.3814, 0.5768, -3.5499, 0.6414,
+         0.2659, 1.0466, -0.9724, 0.7589, -1.7723),
+    )
+    """Per player count 2..5: the fitted play model's weights (csl_ai.policy.CARD_FEATURES
+    order), from `python benchmarks/fit_play_model.py` (heuristic and zoo:cautious)."""
+    play_tremble: float = 0.1
+    """In play inference, a sensible seat's chance of any legal card instead of the
+    model's (0.1 explains held-out bots best with the fitted model; the rules' card
+    needs about 0.5)."""
     inference_oversample: int = 4
     """Worlds drawn per pool world before play inference resamples them."""
     card_policy: CardPolicyKind = "rules"
@@ -380,7 +402,7 @@ class SearchConfig:
             "opponent_beliefs": ("posterior", "fixed"),
             "bet_inference": (True, False),
             "card_policy": ("rules", "learned"),
-            "play_model": ("card", "class"),
+            "play_model": ("card", "class", "fitted"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -401,17 +423,8 @@ class SearchConfig:
         for name in ("margin_scale", "points_scale"):
             if getattr(self, name) <= 0:
                 raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
-        if (
-            not isinstance(self.split_weights, (tuple, list))
-            or len(self.split_weights) != 4
-            or any(not isinstance(row, (tuple, list)) or len(row) != 4 for row in self.split_weights)
-            or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for row in self.split_weights
-                for v in row
-            )
-        ):
-            raise SearchSettingsError("split_weights must be 4 rows (2..5 players) of 4 finite numbers")
+        _check_weight_rows("split_weights", self.split_weights, 4)
+        _check_weight_rows("play_weights", self.play_weights, len(CARD_FEATURES))
         if self.win_calibration is not None and not isinstance(self.win_calibration, WinCalibration):
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
@@ -427,6 +440,7 @@ class SearchConfig:
                 )
             object.__setattr__(self, name, tuple(sorted(set(counts))))
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
+        object.__setattr__(self, "play_weights", tuple(tuple(float(v) for v in row) for row in self.play_weights))
         if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
             raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
         if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
@@ -561,6 +575,21 @@ class SearchResult:
 
 def _finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
+
+
+def _check_weight_rows(name: str, rows: object, width: int) -> None:
+    """SearchSettingsError unless rows is 4 rows (2..5 players) of `width` finite numbers."""
+    if (
+        not isinstance(rows, (tuple, list))
+        or len(rows) != 4
+        or any(not isinstance(row, (tuple, list)) or len(row) != width for row in rows)
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for row in rows
+            for v in row
+        )
+    ):
+        raise SearchSettingsError(f"{name} must be 4 rows (2..5 players) of {width} finite numbers")
 
 
 def _is_int(value: object) -> bool:
@@ -785,8 +814,17 @@ def _run_workers(workers: Sequence[tuple[_core.SearchWorker, int]], seconds: flo
         raise
 
 
-def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchConfig()) -> SearchResult:
+def search(
+    obs: Observation,
+    limit: SearchLimit,
+    config: SearchConfig = SearchConfig(),
+    worlds: Sequence[_core.CoreState] | None = None,
+) -> SearchResult:
     """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits.
+
+    worlds: search these determinizations instead of sampled ones (a diagnostic: given the
+    true deal it measures what perfect inference over the hidden cards could gain, see
+    benchmarks/tune_search.py --oracle); InvalidPositionError if one is not a world of obs.
 
     The search threads' trees together stay within MAX_TREE_BYTES: a search that reaches
     it stops early and answers from the iterations it made. KeyboardInterrupt (or another
@@ -828,9 +866,15 @@ def search(obs: Observation, limit: SearchLimit, config: SearchConfig = SearchCo
             )
         if plays:
             engine.set_play_inference(
-                config.play_tremble, config.inference_oversample, config.play_model == "class"
+                config.play_tremble, config.inference_oversample, config.play_model == "class",
+                config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
             )
         engine.build_pool(config.inference_pool, (seed ^ _POOL_SALT) & _MASK64)
+    if worlds is not None:
+        try:
+            engine.set_worlds(worlds)
+        except ValueError as e:
+            raise InvalidPositionError(f"worlds for seat {obs.seat}: {e}") from None
     threads = limit.threads
     budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
     seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0

@@ -67,13 +67,12 @@ cdef int card_feature_rows(uint64_t legal, bint lead, uint64_t led_s, int best_p
     return n
 
 
-cdef int learned_scores(const Policy* pp, uint64_t legal, bint lead, uint64_t led_s, int best_p,
+cdef int learned_scores(const double* w, uint64_t legal, bint lead, uint64_t led_s, int best_p,
                         bint last, bint want, bint declared, double value, int kind,
                         uint64_t unseen_s, int* pos, double* score) noexcept nogil:
     """Each legal card's score, the weights' dot product with its features (as
     card_feature_rows lays them out), with the per-decision terms summed once; returns how
     many cards (weakest first)."""
-    cdef const double* w = pp.card_w
     cdef int rule = choose_pos(legal, lead, led_s, best_p, last, want)
     cdef int n = popcount(legal), i = 0, p
     cdef uint64_t b, rest = legal
@@ -107,6 +106,27 @@ cdef int learned_scores(const Policy* pp, uint64_t legal, bint lead, uint64_t le
     return n
 
 
+cdef double learned_chance(const double* w, uint64_t legal, bint lead, uint64_t led_s, int best_p,
+                          bint last, bint want, bint declared, double value, int kind,
+                          uint64_t unseen_s, int p) noexcept nogil:
+    """The learned softmax's chance of the card at strength position p (one of legal)."""
+    cdef int pos[MAX_LEGAL]
+    cdef double s[MAX_LEGAL]
+    cdef double top = -1e300, total = 0.0, mine = 0.0
+    cdef int n, i
+    n = learned_scores(w, legal, lead, led_s, best_p, last, want, declared, value, kind,
+                       unseen_s, pos, s)
+    for i in range(n):
+        if s[i] > top:
+            top = s[i]
+    for i in range(n):
+        s[i] = exp(s[i] - top)
+        total += s[i]
+        if pos[i] == p:
+            mine = s[i]
+    return mine / total
+
+
 cdef int learned_pos(const Policy* pp, uint64_t legal, bint lead, uint64_t led_s, int best_p,
                      bint last, bint want, bint declared, double value, int kind,
                      uint64_t unseen_s, Rng* rng) noexcept nogil:
@@ -115,7 +135,7 @@ cdef int learned_pos(const Policy* pp, uint64_t legal, bint lead, uint64_t led_s
     cdef double s[MAX_LEGAL]
     cdef double top = -1e300, total = 0.0, u
     cdef int n, i
-    n = learned_scores(pp, legal, lead, led_s, best_p, last, want, declared, value, kind,
+    n = learned_scores(pp.card_w, legal, lead, led_s, best_p, last, want, declared, value, kind,
                        unseen_s, pos, s)
     for i in range(n):
         if s[i] > top:
@@ -166,7 +186,7 @@ def card_features(CoreState view, int seat, *, double epsilon, double weather_th
             raise ValueError(f"weights: need {N_CARD_FEATURES}")
         for k in range(N_CARD_FEATURES):
             pp.card_w[k] = values[k]
-        n = learned_scores(&pp, legal, st.n_in_trick == 0, led_s, best_p,
+        n = learned_scores(pp.card_w, legal, st.n_in_trick == 0, led_s, best_p,
                            st.n_in_trick == st.cfg.n_players - 1, wants_trick(st, &pp, seat),
                            (st.declared_mask >> seat) & 1, sky_value_for(st, &pp, seat, sky),
                            st.cfg.sky_kind[sky], unseen_by(st, seat), pos, score)

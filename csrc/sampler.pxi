@@ -348,6 +348,41 @@ cdef class WorldSampler:
             out.append(obj)
         return out
 
+    def world_of(self, CoreState truth):
+        """The world of this observation whose hidden cards lie where they lie in truth (the
+        game's true state), and whose later sky cards come in truth's order: the oracle of
+        benchmarks/tune_search.py --oracle. ValueError if truth's cards do not fit."""
+        cdef CoreState obj = CoreState.__new__(CoreState)
+        cdef const State* t = &truth.st
+        cdef State* out = &obj.st
+        cdef uint64_t mask, used = 0, unseen = 0
+        cdef int i, c, s
+        out[0] = self.sm.base
+        for c in range(N_COLOURS):
+            for i in range(self.sm.n_col[c]):
+                unseen |= bit(self.sm.col_card[c][i])
+        for i in range(self.sm.n_slots):
+            s = self.sm.slot_seat[i]
+            if self.sm.slot_kind[i] == SLOT_PILE:
+                mask = t.pile[s][self.sm.slot_group[i]]
+                out.pile[s][self.sm.slot_group[i]] = mask
+                out.hand[s] |= mask
+            elif self.sm.slot_kind[i] == SLOT_HAND:
+                mask = t.hand[s]
+                out.hand[s] = mask
+            else:
+                mask = t.set_aside
+                out.set_aside = mask
+            if popcount(mask) != self.sm.slot_size[i] or mask & ~unseen or mask & used:
+                raise ValueError(f"truth's cards do not fit hidden slot {i} of this observation")
+            for c in range(N_COLOURS):
+                if mask & colour_mask(c) and not (self.sm.slot_allow[i] >> c) & 1:
+                    raise ValueError(f"truth's cards break a void shown in hidden slot {i}")
+            used |= mask
+        for i in range(self.sm.sky_from, self.sm.base.cfg.n_sky):
+            out.sky_order[i] = t.sky_order[i]
+        return obj
+
     def draw_many(self, long n, uint64_t seed) -> int:
         """Draw n worlds in C without the GIL and discard them (for benchmarks); returns a checksum."""
         cdef Rng rng

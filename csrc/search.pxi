@@ -168,6 +168,8 @@ ctypedef struct SearchSpec:
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
     int32_t play_by_class   # 1: the rules say only whether the card takes the trick so far
+    int32_t play_fitted     # 1: a sensible seat's card by the fitted softmax play_w (learned.pxi)
+    double play_w[N_CARD_FEATURES]
     int32_t oversample      # worlds drawn per pool world before the resampling
     int32_t n_round_plays
     uint8_t round_play_seat[MAX_ROUND_PLAYS]  # this round's card plays, in order
@@ -1075,6 +1077,30 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
         model_unseen_allocations(sp, st, rng)
 
 
+cdef bint same_position(const State* a, const State* b, int seat) noexcept nogil:
+    """Whether b could be a world of position a as seat sees it: the same public state
+    of the round and the same cards of seat's own."""
+    cdef int g, s, k
+    if (a.cfg.n_players != b.cfg.n_players or a.cfg.n_rounds != b.cfg.n_rounds or a.phase != b.phase
+            or a.round != b.round or a.to_move != b.to_move or a.line_pos != b.line_pos
+            or a.group != b.group or a.n_in_trick != b.n_in_trick or a.trick_mask != b.trick_mask
+            or a.played != b.played or a.allocated_mask != b.allocated_mask
+            or a.declared_mask != b.declared_mask or a.weather_done_mask != b.weather_done_mask
+            or a.sky_pos != b.sky_pos or a.hand[seat] != b.hand[seat]):
+        return False
+    for g in range(a.cfg.n_groups):
+        if a.pile[seat][g] != b.pile[seat][g]:
+            return False
+    for k in range(a.cfg.line_size):
+        if a.sky_order[a.sky_pos + k] != b.sky_order[b.sky_pos + k]:
+            return False
+    for s in range(a.cfg.n_players):
+        for k in range(N_KINDS):
+            if a.elems[s][k] != b.elems[s][k] or a.round_elems[s][k] != b.round_elems[s][k]:
+                return False
+    return True
+
+
 cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept nogil:
     """Log of how likely the other seats' card plays of this round are in world st, up to a
     constant: the round is replayed from its piles (the world's unplayed cards plus those
@@ -1083,19 +1109,24 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
     seat's randomness. A seat that could take a trick it wanted and did not is unlikely
     to have held the winner. With play_by_class the rules only say whether the card takes
     the trick so far: [the rules' card] becomes [same class as it] / (cards of that class),
-    and a lead says nothing but its k (styles differ most in which winner or loser)."""
+    and a lead says nothing but its k (styles differ most in which winner or loser). With
+    play_fitted it becomes the fitted softmax's chance of the card (learned_chance), from
+    what the seat saw then: its cards and the cards played before."""
     cdef uint64_t pile[MAX_PLAYERS][MAX_GROUPS]
     cdef uint8_t won[MAX_PLAYERS][N_KINDS]
-    cdef uint64_t legal, f, led_s = 0, b, same
+    cdef uint64_t legal, f, led_s = 0, b, same, played_now, held
     cdef int n = st.cfg.n_players, s, g, k, seat, c, p, best_p = 0, winner = 0, pos = 0
     cdef int in_trick = 0, group = 0, end, sky, kind, rule_p, nl, led_c = 0
-    cdef double ll = 0.0, r, q
+    cdef double ll = 0.0, r, q, value
     cdef bint want
     for s in range(n):
         for g in range(st.cfg.n_groups):
             pile[s][g] = st.pile[s][g] | sp.played_from[s][g]
         for k in range(N_KINDS):
             won[s][k] = 0
+    played_now = st.played
+    for k in range(sp.n_round_plays):
+        played_now &= ~(<uint64_t>1 << sp.round_play_card[k])
     end = st.cfg.group_start[0] + st.cfg.group_size[0]
     for k in range(sp.n_round_plays):
         seat = sp.round_play_seat[k]
@@ -1109,13 +1140,21 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
             legal = f if f else pile[seat][group]
         if seat != sp.root_seat and (legal & (legal - 1)) and (legal >> c) & 1:
             nl = popcount(legal)
-            want = not (st.declared_mask >> seat) & 1 and sky_worth(
-                &sp.policy, kind, st.elems[seat][kind] + won[seat][kind], st.cfg.sky_count[sky]) >= 0.0
+            value = sky_worth(&sp.policy, kind, st.elems[seat][kind] + won[seat][kind], st.cfg.sky_count[sky])
+            want = not (st.declared_mask >> seat) & 1 and value >= 0.0
             rule_p = choose_pos(to_strength(legal), in_trick == 0, led_s, best_p,
                                 in_trick == n - 1, want)
             r = sp.randomness[seat]
             q = (r + (1.0 - r) * sp.play_tremble) / nl
-            if sp.play_by_class:
+            if sp.play_fitted:
+                held = 0
+                for g in range(st.cfg.n_groups):
+                    held |= pile[seat][g]
+                q += (1.0 - r) * (1.0 - sp.play_tremble) * learned_chance(
+                    sp.play_w, to_strength(legal), in_trick == 0, led_s, best_p, in_trick == n - 1, want,
+                    (st.declared_mask >> seat) & 1, value, kind,
+                    to_strength(st.cfg.rain_in_use & ~played_now & ~held), pos_of_card(c))
+            elif sp.play_by_class:
                 if in_trick == 0:
                     same = to_strength(legal)
                 else:
@@ -1128,6 +1167,7 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
                 q += (1.0 - r) * (1.0 - sp.play_tremble)
             ll += log(q)
         pile[seat][group] &= ~(<uint64_t>1 << c)
+        played_now |= <uint64_t>1 << c
         p = pos_of_card(c)
         b = <uint64_t>1 << p
         if in_trick == 0:
@@ -1501,6 +1541,7 @@ cdef class SearchEngine:
         self.sp.pool_ess = 0.0
         self.sp.split_moves = 0
         self.sp.play_inference = 0
+        self.sp.play_fitted = 0
         self.sp.n_round_plays = 0
         memset(self.sp.split_w, 0, sizeof(self.sp.split_w))
         memset(self.sp.played_from, 0, sizeof(self.sp.played_from))
@@ -1671,7 +1712,7 @@ cdef class SearchEngine:
             self.sp.split_w[1][k] = w[1][k]
         self.sp.split_moves = moves
 
-    def set_play_inference(self, double tremble, int oversample, bint by_class=False):
+    def set_play_inference(self, double tremble, int oversample, bint by_class=False, weights=None):
         """Resample the pool's worlds by how likely the others' card plays of this round are
         in each (play_log_likelihood), a sensible seat playing the rules' card but for a
         tremble (by_class: only whether it takes the trick so far); oversample worlds are
@@ -1679,10 +1720,40 @@ cdef class SearchEngine:
         set_randomness."""
         if not 0.0 < tremble <= 1.0 or not 1 <= oversample <= MAX_OVERSAMPLE:
             raise ValueError(f"set_play_inference needs a tremble in (0, 1] and oversample 1..{MAX_OVERSAMPLE}")
+        cdef int k
+        values = None if weights is None else [float(v) for v in weights]
+        if values is not None and (len(values) != N_CARD_FEATURES or not all(v == v and abs(v) < 1e6 for v in values)):
+            raise ValueError(f"set_play_inference: weights need {N_CARD_FEATURES} finite numbers")
         self.sp.play_tremble = tremble
         self.sp.play_by_class = by_class
+        self.sp.play_fitted = values is not None
+        for k in range(N_CARD_FEATURES):
+            self.sp.play_w[k] = values[k] if values is not None else 0.0
         self.sp.oversample = oversample
         self.sp.play_inference = 1
+
+    def set_worlds(self, worlds):
+        """Search these determinizations instead of sampled ones, each iteration one of
+        them uniformly. A diagnostic: given the true deal, the search's ceiling under
+        perfect inference. Each must be a world of this position (the same public state
+        and the searcher's own cards); ValueError otherwise."""
+        cdef CoreState w
+        cdef State* pool
+        cdef int i
+        items = list(worlds)
+        if not 1 <= len(items) <= MAX_POOL:
+            raise ValueError(f"set_worlds needs 1..{MAX_POOL} worlds, got {len(items)}")
+        for i, w in enumerate(items):
+            if not same_position(&self.sampler.sm.base, &w.st, self.sp.root_seat):
+                raise ValueError(f"world {i} is not a world of this position")
+        pool = <State*>realloc(self.sp.pool, len(items) * sizeof(State))
+        if pool == NULL:
+            raise MemoryError()
+        self.sp.pool = pool
+        for i, w in enumerate(items):
+            pool[i] = w.st
+        self.sp.pool_n = len(items)
+        self.sp.pool_ess = len(items)
 
     def build_pool(self, int pool, uint64_t seed):
         """Draw a pool of that many worlds (seeded) by the inferences set above; the search

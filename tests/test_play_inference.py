@@ -17,6 +17,7 @@ from csl_ai.game import Game, Observation
 from csl_ai.heuristic import _beats, _trick_best
 from csl_ai.moves import Play
 from csl_ai.notation import card_colour
+from csl_ai.policy import card_features
 from csl_ai.rules import RulesConfig
 from csl_ai.search import (
     SearchConfig,
@@ -26,12 +27,23 @@ from csl_ai.search import (
     _played_from_piles,
     _round_plays,
     heuristic_move,
+    policy_settings,
     search,
     world_sampler,
 )
 from worldcheck import check_world, known
 
 RULES_BOT = SearchConfig(playout_epsilon=0.0)
+FITTED_WEIGHTS = (0.9, -0.6, 0.1, 0.0, -0.1, 0.9, 0.0, 0.9, 0.4, -2.6, 0.5, 0.2, 0.7, -0.6, -0.2, -2.5)
+"""A play model with every kind of feature weighted (about the 4-player fit)."""
+
+
+def softmax_chance(obs: Observation, card: int, weights: tuple[float, ...]) -> float:
+    cards, rows = card_features(obs, policy_settings(obs, SearchConfig()))
+    scores = [sum(w * f for w, f in zip(weights, row, strict=True)) for row in rows]
+    top = max(scores)
+    mass = [math.exp(v - top) for v in scores]
+    return mass[cards.index(card)] / sum(mass)
 
 
 class Choice(NamedTuple):
@@ -44,6 +56,9 @@ class Choice(NamedTuple):
     same_class: int
     """How many legal cards take the trick so far exactly when the rules' card would
     (all of them for a lead), or 0 if the card played is not one of them."""
+    fitted: float
+    """The chance of the card played under the softmax with FITTED_WEIGHTS, from the
+    seat's own features (csl_ai.policy.card_features)."""
 
 
 def trick_class(card: int, legal: list[int], plays: list[int]) -> list[int]:
@@ -91,7 +106,10 @@ def noisy_rules_game(
                 plays = [c for _, c in trick.plays] if trick is not None and not trick.complete else []
                 same = trick_class(rule.card, cards, plays)
                 played_same = move.card in same
-                record.append(Choice(seat, len(legal), move == rule, len(same) if played_same else 0))
+                record.append(Choice(
+                    seat, len(legal), move == rule, len(same) if played_same else 0,
+                    softmax_chance(obs, move.card, FITTED_WEIGHTS),
+                ))
         game.apply(move, seat)
     raise AssertionError("no such position in the seeded game")
 
@@ -99,25 +117,33 @@ def noisy_rules_game(
 def inference_engine(obs: Observation, config: SearchConfig, pool: int = 256, seed: int = 1):
     engine = _engine(obs, config)
     engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    engine.set_play_inference(config.play_tremble, config.inference_oversample, config.play_model == "class")
+    engine.set_play_inference(
+        config.play_tremble, config.inference_oversample, config.play_model == "class",
+        config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
+    )
     return engine, engine.build_pool(pool, seed)
 
 
-@pytest.mark.parametrize("model", ["card", "class"])
+@pytest.mark.parametrize("model", ["card", "class", "fitted"])
 @pytest.mark.parametrize(("players", "seed", "randomness"), [(4, 3, 0.0), (4, 8, 0.3), (3, 5, 0.0), (5, 6, 0.2), (2, 4, 0.0)])
 def test_the_true_world_scores_as_its_plays_say(players: int, seed: int, randomness: float, model: str) -> None:
     """The C replay of the round in the world actually dealt gives, play by play, the
     mixture's chance of the card played: r / k + (1 - r) (t / k + (1 - t) [rules' card]),
-    or with the class model (1 - t) [same class] / (cards of that class)."""
+    or with the class model (1 - t) [same class] / (cards of that class), or with the
+    fitted model the softmax's chance of the card from the seat's own features then."""
     obs, game, record = noisy_rules_game(players, 5, seed)
     config = SearchConfig(
-        opponent_beliefs="fixed", opponent_randomness=randomness, play_tremble=0.4, play_model=model
+        opponent_beliefs="fixed", opponent_randomness=randomness, play_tremble=0.4, play_model=model,
+        play_weights=(FITTED_WEIGHTS,) * 4,
     )
     engine, _ = inference_engine(obs, config)
     r, t = randomness, config.play_tremble
 
     def chance(play: Choice) -> float:
-        sensible = play.rules_card if model == "card" else (1 / play.same_class if play.same_class else 0.0)
+        if model == "fitted":
+            sensible = play.fitted
+        else:
+            sensible = play.rules_card if model == "card" else (1 / play.same_class if play.same_class else 0.0)
         return (r + (1 - r) * t) / play.legal + (1 - r) * (1 - t) * sensible
 
     assert record
@@ -198,9 +224,44 @@ def test_play_inference_settings_are_checked() -> None:
         SearchConfig(play_model="exact")  # type: ignore[arg-type]
     with pytest.raises(SearchSettingsError, match="inference_oversample"):
         SearchConfig(inference_oversample=0)
+    with pytest.raises(SearchSettingsError, match="play_weights"):
+        SearchConfig(play_weights=(FITTED_WEIGHTS,) * 3)
+    with pytest.raises(SearchSettingsError, match="play_weights"):
+        SearchConfig(play_weights=(FITTED_WEIGHTS[:-1],) * 4)
+    with pytest.raises(SearchSettingsError, match="play_weights"):
+        SearchConfig(play_weights=((math.inf,) * len(FITTED_WEIGHTS),) * 4)
     with pytest.raises(SearchSettingsError, match="262144"):
         SearchConfig(play_inference=(4,), inference_pool=65536, inference_oversample=8)
     assert SearchConfig(play_inference=[5, 3, 3]).play_inference == (3, 5)
     engine = _engine(noisy_rules_game(4, 1, 3)[0], SearchConfig())
     with pytest.raises(ValueError, match="plays"):
         engine.set_round_record([[0] * 3] * 4, [[0] * 3] * 4, [(9, 1)])
+    with pytest.raises(ValueError, match="weights"):
+        engine.set_play_inference(0.1, 4, False, FITTED_WEIGHTS[:-1])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_shipped_play_model_explains_sensible_plays_better_than_the_rules(players: int) -> None:
+    """On games the fit never saw, the default fitted model (with its tremble) gives the
+    heuristic agent's card plays a higher likelihood than the rules' own card does (with
+    the tremble it needs), and both stay finite."""
+    config = SearchConfig()
+    weights = config.play_weights[players - 2]
+    fitted = rules = 0.0
+    count = 0
+    for seed in (501, 502, 503):
+        game = Game(RulesConfig(players=players), seed=seed)
+        agents = [make_agent("heuristic", seed * 10 + s) for s in range(players)]
+        while not game.is_over:
+            seat = game.to_move
+            obs = game.observation(seat)
+            move = agents[seat].act(obs)
+            if isinstance(move, Play) and len(obs.legal_moves()) > 1:
+                k = len(obs.legal_moves())
+                is_rule = heuristic_move(obs, 0, RULES_BOT) == move
+                fitted += math.log(config.play_tremble / k + (1 - config.play_tremble) * softmax_chance(obs, move.card, weights))
+                rules += math.log(0.5 / k + 0.5 * is_rule)
+                count += 1
+            game.apply(move, seat)
+    assert count > 50
+    assert fitted / count > rules / count + 0.05
