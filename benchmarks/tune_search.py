@@ -49,8 +49,13 @@ Ninth session (docs/tuning.md has the tables): the noise floor, then play infere
 the searcher's own playout randomness:
   python benchmarks/tune_search.py --deals 200 --stream 1                        # 48.9% (stream 0: 49.3%)
   python benchmarks/tune_search.py --deals 200 --base 9000 [--stream 1]          # 45.0% [49.0%]
-  python benchmarks/tune_search.py --deals 200 --config '{"play_inference":[4]}' # 45.7%
+  python benchmarks/tune_search.py --deals 200 --config '{"play_inference":[4],"play_model":"card","play_tremble":0.5}'  # 45.7%
   python benchmarks/tune_search.py --deals 200 --config '{"own_epsilon_share":0.5}'   # 51.2%
+Tenth session: the ceiling of inference (the tuned agent searches the true deal), and
+play inference with the play model fitted to sensible bots (now its default):
+  python benchmarks/tune_search.py --deals 200 --oracle play                     # 56.2%
+  python benchmarks/tune_search.py --deals 200 --oracle allocate,weather,play    # 60.7%
+  python benchmarks/tune_search.py --deals 200 --config '{"play_inference":[4]}' # 47.7%
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +75,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_strength import bootstrap  # noqa: E402
-from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent, play_game  # noqa: E402
-from csl_ai.game import Observation  # noqa: E402
+from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, decision_seed, make_agent  # noqa: E402
+from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit, search, world_sampler  # noqa: E402
 
 PHASES = ("allocate", "weather", "play")
 
@@ -96,13 +103,36 @@ class PhaseHybrid:
         return self.search_agent.act(obs) if kind in self.phases else move
 
 
+class TrueDealIsmcts(IsmctsAgent):
+    """ISMCTS that searches the true deal instead of sampled worlds (--oracle): what perfect
+    inference over the hidden cards would be worth. `truth` gives the game's true state."""
+
+    def __init__(self, limit: SearchLimit, config: SearchConfig, truth: Callable[[], Any]) -> None:
+        super().__init__(limit, config)
+        self.truth = truth
+
+    def act(self, obs: Observation) -> Move:
+        limit = replace(self.limit, seed=decision_seed(self.limit.seed, obs))
+        world = world_sampler(obs).world_of(self.truth())
+        self.last_result = search(obs, limit, self.config, worlds=[world])
+        return self.last_result.best_move
+
+
 class PhaseBudget:
     """ISMCTS with its own iteration budget for each kind of decision (the rest: --iters);
-    counts the iterations and CPU seconds it spends, to compare schedules at equal cost."""
+    counts the iterations and CPU seconds it spends, to compare schedules at equal cost.
+    The kinds in `oracle` search the true deal (TrueDealIsmcts)."""
 
-    def __init__(self, budgets: dict[str, int], default: int, seed: int, config: SearchConfig) -> None:
+    def __init__(
+        self, budgets: dict[str, int], default: int, seed: int, config: SearchConfig,
+        oracle: frozenset[str] = frozenset(), truth: Callable[[], Any] | None = None,
+    ) -> None:
         self.agents = {
-            phase: IsmctsAgent(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config)
+            phase: (
+                TrueDealIsmcts(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config, truth)
+                if phase in oracle and truth is not None
+                else IsmctsAgent(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config)
+            )
             for phase in PHASES
         }
         self.name = "ismcts-by-phase"
@@ -126,13 +156,17 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
     """One game: the tuned agent at seat `rotation` of deal `deal`; its win share, and
     the iterations, CPU seconds and searched decisions it spent."""
     args, deal, rotation = task
+    game = Game(RulesConfig(players=args["players"]), seed=args["base"] + deal)
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
             agents.append(make_agent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
             continue
         test_seed = seed_of(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
-        agent: Agent = PhaseBudget(args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]))
+        agent: Agent = PhaseBudget(
+            args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]),
+            frozenset(args["oracle"]), lambda: game.core,
+        )
         if args["phases"]:
             heuristic = HeuristicAgent(seed_of(args["base"], deal, rotation, "h"))
             agent = PhaseHybrid(agent, heuristic, set(args["phases"]))
@@ -140,7 +174,9 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
         tuned = agents[-1] if isinstance(agents[-1], PhaseBudget) else None
         if tuned is None:
             tuned = agents[-1].search_agent  # type: ignore[attr-defined]
-    game = play_game(RulesConfig(players=args["players"]), agents, args["base"] + deal)
+    while not game.is_over:
+        seat = game.to_move
+        game.apply(agents[seat].act(game.observation(seat)), seat)
     return deal, game.result().win_share(rotation), tuned.iterations, tuned.cpu_s, tuned.decisions
 
 
@@ -160,6 +196,11 @@ def main() -> int:
     )
     parser.add_argument("--phases", default="", help=f"comma-separated subset of {', '.join(PHASES)}")
     parser.add_argument(
+        "--oracle", default="",
+        help=f"comma-separated subset of {', '.join(PHASES)}: the tuned agent searches the true "
+        "deal at these decisions (a diagnostic: the most that inference over hidden cards could gain)",
+    )
+    parser.add_argument(
         "--phase-iters",
         default="{}",
         help='iterations by kind of decision as JSON, e.g. \'{"allocate": 40000}\' (others: --iters)',
@@ -173,11 +214,15 @@ def main() -> int:
     phases = [p for p in a.phases.split(",") if p]
     if any(p not in PHASES for p in phases):
         parser.error(f"--phases: expected a subset of {', '.join(PHASES)}, got {a.phases!r}")
+    oracle = [p for p in a.oracle.split(",") if p]
+    if any(p not in PHASES for p in oracle):
+        parser.error(f"--oracle: expected a subset of {', '.join(PHASES)}, got {a.oracle!r}")
     phase_iters = json.loads(a.phase_iters)
     if not isinstance(phase_iters, dict) or any(k not in PHASES for k in phase_iters):
         parser.error(f"--phase-iters: expected a JSON object with keys in {', '.join(PHASES)}")
     args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
-            "base": a.base, "phases": phases, "phase_iters": phase_iters, "stream": a.stream}
+            "base": a.base, "phases": phases, "phase_iters": phase_iters, "stream": a.stream,
+            "oracle": oracle}
     tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
     started = time.perf_counter()
     with multiprocessing.Pool(a.workers) as pool:
@@ -190,7 +235,7 @@ def main() -> int:
     iterations = sum(r[2] for r in results)
     cpu_s = sum(r[3] for r in results)
     searched = sum(r[4] for r in results)
-    stream = f" stream={a.stream}" if a.stream else ""
+    stream = (f" stream={a.stream}" if a.stream else "") + (f" oracle={a.oracle}" if oracle else "")
     print(f"config {a.config}{stream} iters={a.iters} phase_iters={a.phase_iters} vs {a.opponent} "
           f"players={a.players} phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
           f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
