@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move, Play  # noqa: E402
-from csl_ai.policy import Example, card_features  # noqa: E402
+from csl_ai.policy import Example, card_features, chosen_examples  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, policy_settings  # noqa: E402
@@ -89,12 +89,7 @@ def collect(spec: str, players: int, games: int, base: int, workers: int) -> lis
 
 
 def examples(data: list[CardPlay]) -> list[Example]:
-    out = []
-    for d in data:
-        target = np.zeros(len(d.features))
-        target[d.chosen] = 1.0
-        out.append(Example(d.features, target))
-    return out
+    return chosen_examples((d.features, d.chosen) for d in data)
 
 
 def softmax(w: np.ndarray, features: np.ndarray) -> np.ndarray:

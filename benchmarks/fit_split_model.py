@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation, Phase  # noqa: E402
 from csl_ai.moves import Allocate, Move  # noqa: E402
-from csl_ai.policy import Example, cross_entropy  # noqa: E402
+from csl_ai.policy import Example, chosen_examples, cross_entropy  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, _engine  # noqa: E402
@@ -91,12 +91,7 @@ def collect(spec: str, players: int, games: int, base: int) -> list[Split]:
 
 def examples(data: list[Split]) -> list[Example]:
     """The allocations as softmax examples: one row per split, the chosen one the target."""
-    out = []
-    for d in data:
-        target = np.zeros(len(d.features))
-        target[d.chosen] = 1.0
-        out.append(Example(d.features, target))
-    return out
+    return chosen_examples((d.features, d.chosen) for d in data)
 
 
 def fit(data: list[Split]) -> np.ndarray:

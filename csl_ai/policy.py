@@ -142,6 +142,17 @@ class Example:
     """(legal cards,), sums to 1"""
 
 
+def chosen_examples(choices: Iterable[tuple[np.ndarray, int]]) -> list[Example]:
+    """Observed choices as examples: (features of every option, index of the one taken),
+    the taken option the whole target (fitting a model of what a player does)."""
+    out = []
+    for features, chosen in choices:
+        target = np.zeros(len(features))
+        target[chosen] = 1.0
+        out.append(Example(np.asarray(features, dtype=float), target))
+    return out
+
+
 def examples_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[Example]:
     """The card decisions with a choice and a search among self-play training rows
     (csl_ai.tournament.selfplay rows that hold ``card_features``)."""
