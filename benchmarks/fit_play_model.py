@@ -39,13 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move, Play  # noqa: E402
-from csl_ai.policy import Example, card_features, chosen_examples  # noqa: E402
+from csl_ai.policy import CARD_FEATURES, Example, card_features, chosen_examples  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, policy_settings  # noqa: E402
 
-RULE = 0
-"""The column of the feature "the rules' own card" (csl_ai.policy.CARD_FEATURES)."""
+RULE = CARD_FEATURES.index("rule")
+"""The column of the feature "the rules' own card"."""
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,7 @@ from csl_ai import _core  # noqa: E402
 from csl_ai.agents import make_agent  # noqa: E402
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import (  # noqa: E402
-    SearchConfig,
-    _engine,
-    _played_from_piles,
-    _round_plays,
-    world_sampler,
-)
+from csl_ai.search import SearchConfig, _engine, infer_worlds, world_sampler  # noqa: E402
 
 INFERENCES = {
     "uniform sampler": None,
@@ -61,16 +55,10 @@ def worlds(obs: Observation, name: str, n: int, seed: int) -> list[_core.CoreSta
     config = INFERENCES[name]
     if config is None:
         return world_sampler(obs).sample(n, seed)
-    config = replace(config, play_inference=(obs.players,))
+    splits = (obs.players,) if name.startswith("splits") else ()
+    config = replace(config, play_inference=(obs.players,), allocation_inference=splits)
     engine = _engine(obs, config)
-    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    if name.startswith("splits"):
-        engine.set_allocation_inference(config.split_weights[obs.players - 2], (0.0,) * 4, config.split_moves)
-    engine.set_play_inference(
-        config.play_tremble, config.inference_oversample, False,
-        config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
-    )
-    engine.build_pool(config.inference_pool, seed)
+    infer_worlds(engine, obs, config, seed)
     return engine.draw_worlds(n, seed + 1)
 
 

@@ -127,14 +127,11 @@ class PhaseBudget:
         self, budgets: dict[str, int], default: int, seed: int, config: SearchConfig,
         oracle: frozenset[str] = frozenset(), truth: Callable[[], Any] | None = None,
     ) -> None:
-        self.agents = {
-            phase: (
-                TrueDealIsmcts(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config, truth)
-                if phase in oracle and truth is not None
-                else IsmctsAgent(SearchLimit(iterations=budgets.get(phase, default), seed=seed), config)
-            )
-            for phase in PHASES
-        }
+        self.agents: dict[str, IsmctsAgent] = {}
+        for phase in PHASES:
+            limit = SearchLimit(iterations=budgets.get(phase, default), seed=seed)
+            oracle_here = phase in oracle and truth is not None
+            self.agents[phase] = TrueDealIsmcts(limit, config, truth) if oracle_here else IsmctsAgent(limit, config)
         self.name = "ismcts-by-phase"
         self.iterations = 0
         self.cpu_s = 0.0

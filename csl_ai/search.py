@@ -740,6 +740,27 @@ def _engine(
     return engine
 
 
+def infer_worlds(engine: _core.SearchEngine, obs: Observation, config: SearchConfig, seed: int) -> bool:
+    """Draw the engine's pool of worlds by config's inferences (the others' splits by the
+    allocation model, the round's plays by the play model) where they apply at obs's
+    player count; whether a pool was drawn (else the engine samples uniformly)."""
+    splits = obs.players in config.allocation_inference
+    plays = obs.players in config.play_inference
+    if not (splits or plays) or config.playout != "rules":
+        return False
+    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    if splits:
+        engine.set_allocation_inference(
+            config.split_weights[obs.players - 2], (0.0,) * len(config.split_weights[0]), config.split_moves
+        )
+    if plays:
+        engine.set_play_inference(
+            config.play_tremble, config.inference_oversample, config.play_model == "class",
+            config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
+        )
+    return engine.build_pool(config.inference_pool, seed)
+
+
 @functools.lru_cache(maxsize=1)
 def _shipped_weights() -> tuple[float, ...]:
     return CardPolicy.shipped().weights
@@ -852,24 +873,7 @@ def search(
             beliefs=beliefs,
         )
     seed = limit.seed if limit.seed is not None else int.from_bytes(os.urandom(8), "little")
-    splits = obs.players in config.allocation_inference
-    plays = obs.players in config.play_inference
-    if (splits or plays) and config.playout == "rules":
-        engine.set_round_record(
-            _played_from_piles(obs), obs.public_view().voids, _round_plays(obs)
-        )
-        if splits:
-            engine.set_allocation_inference(
-                config.split_weights[obs.players - 2],
-                (0.0,) * len(config.split_weights[0]),
-                config.split_moves,
-            )
-        if plays:
-            engine.set_play_inference(
-                config.play_tremble, config.inference_oversample, config.play_model == "class",
-                config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
-            )
-        engine.build_pool(config.inference_pool, (seed ^ _POOL_SALT) & _MASK64)
+    infer_worlds(engine, obs, config, (seed ^ _POOL_SALT) & _MASK64)
     if worlds is not None:
         try:
             engine.set_worlds(worlds)

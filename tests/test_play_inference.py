@@ -5,6 +5,7 @@ and never stalls."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from statistics import mean
@@ -24,9 +25,9 @@ from csl_ai.search import (
     SearchLimit,
     SearchSettingsError,
     _engine,
-    _played_from_piles,
     _round_plays,
     heuristic_move,
+    infer_worlds,
     policy_settings,
     search,
     world_sampler,
@@ -115,13 +116,10 @@ def noisy_rules_game(
 
 
 def inference_engine(obs: Observation, config: SearchConfig, pool: int = 256, seed: int = 1):
+    """The engine with its pool drawn by play inference (and config's allocation inference)."""
+    config = dataclasses.replace(config, play_inference=(obs.players,), inference_pool=pool)
     engine = _engine(obs, config)
-    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    engine.set_play_inference(
-        config.play_tremble, config.inference_oversample, config.play_model == "class",
-        config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
-    )
-    return engine, engine.build_pool(pool, seed)
+    return engine, infer_worlds(engine, obs, config, seed)
 
 
 @pytest.mark.parametrize("model", ["card", "class", "fitted"])
