@@ -78,6 +78,7 @@ from strength_metrics import (  # noqa: E402
     calibration,
     calibration_bins,
     deal_bootstrap,
+    decile_intervals,
     paired_figure,
     summarise_bets,
 )
@@ -88,6 +89,8 @@ QUICK_BUDGET_DIVISOR = 10
 MAIN_ITERATIONS = 10_000
 CURVE_ITERATIONS = (1_000, 3_000, 10_000, 30_000)
 ZOO_BOTS = ("cautious", "leopards", "stars", "trumps", "bettor")
+CALIBRATION_TOLERANCE = 0.04
+"""Issue 12: every decile of the win estimate within 4 points of its realised share."""
 ZOO_TARGET = 0.45
 TUNING_OPPONENTS = frozenset({"heuristic", "zoo:cautious", "random"})
 """Opponents the search was tuned against; the other zoo bots are held out."""
@@ -265,6 +268,14 @@ def verdict(target: float | None, lo: float, share: float) -> str:
 
 
 # --- the figures beside the win share ----------------------------------------------------------
+
+
+def decisions_by_deal(records: Sequence[GameRecord]) -> dict[int, list[tuple[float, float]]]:
+    """(estimate, realised win share) at every searched decision of the test agent, by deal."""
+    out: dict[int, list[tuple[float, float]]] = {}
+    for rec in records:
+        out.setdefault(rec.deal, []).extend((e.win_probability, rec.win_share) for e in rec.estimates)
+    return out
 
 
 def calibration_pairs(
@@ -518,8 +529,9 @@ def print_calibration(records: Sequence[GameRecord], test: str) -> None:
         )
     columns = f"{'n':>6} {'est':>6} {'real':>6} {'diff':>6}"
     print(f"    {'by estimate':<12}{'first allocation':^27}  {'all decisions':^27}".rstrip())
-    print(f"    {'':<12}{columns}  {columns}")
-    for first_bin, every_bin in zip(calibration_bins(first), calibration_bins(every)):
+    print(f"    {'':<12}{columns}  {columns} {'diff 95% (deals)':>16}")
+    intervals = decile_intervals(decisions_by_deal(records))
+    for first_bin, every_bin, ci in zip(calibration_bins(first), calibration_bins(every), intervals, strict=True):
         if first_bin.count == 0 and every_bin.count == 0:
             continue
         cells = []
@@ -532,7 +544,22 @@ def print_calibration(records: Sequence[GameRecord], test: str) -> None:
                     f"{_points(b.difference, 6)}"
                 )
         label = f"{first_bin.low:.0%}-{first_bin.high:.0%}"
-        print(f"    {label:<12}" + "  ".join(cells))
+        print(f"    {label:<12}" + "  ".join(cells) + f" {_interval(ci, 100):>16}")
+    print("    " + decile_verdict(calibration_bins(every), intervals))
+
+
+def decile_verdict(bins: Sequence[Any], intervals: Sequence[tuple[float, float] | None]) -> str:
+    """How the all-decisions deciles stand against issue 12's ±4 points: within it, missing
+    it beyond the noise (the whole interval outside), or undecided at this many games."""
+    filled = [(b, ci) for b, ci in zip(bins, intervals, strict=True) if b.count and ci is not None]
+    within = sum(abs(b.difference) <= CALIBRATION_TOLERANCE for b, _ in filled)
+    beyond = sum(ci[0] > CALIBRATION_TOLERANCE or ci[1] < -CALIBRATION_TOLERANCE for _, ci in filled)
+    wide = sum(ci[1] - ci[0] > 2 * CALIBRATION_TOLERANCE for _, ci in filled)
+    return (
+        f"deciles within ±{100 * CALIBRATION_TOLERANCE:.0f} points: {within} of {len(filled)}; "
+        f"outside it beyond the noise: {beyond}; intervals wider than the ±{100 * CALIBRATION_TOLERANCE:.0f} "
+        f"band itself: {wide}"
+    )
 
 
 def print_bets(row: Row, records: Sequence[GameRecord]) -> None:
@@ -584,7 +611,11 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def calibration_json(pairs: Sequence[tuple[float, float]]) -> dict[str, Any] | None:
+def calibration_json(
+    pairs: Sequence[tuple[float, float]], intervals: Sequence[tuple[float, float] | None] | None = None
+) -> dict[str, Any] | None:
+    """The summary and its deciles; with intervals (decile_intervals), each decile's 95%
+    interval of the difference over deals as difference_ci95_deals."""
     summary = calibration(pairs)
     if summary is None:
         return None
@@ -599,8 +630,9 @@ def calibration_json(pairs: Sequence[tuple[float, float]]) -> dict[str, Any] | N
                 "mean_estimate": _finite(b.mean_estimate),
                 "realised": _finite(b.realised),
                 "difference": _finite(b.difference),
+                **({"difference_ci95_deals": intervals[i]} if intervals is not None else {}),
             }
-            for b in calibration_bins(pairs)
+            for i, b in enumerate(calibration_bins(pairs))
         ],
     }
 
@@ -644,7 +676,7 @@ def outcome_json(out: Outcome) -> dict[str, Any]:
         "seconds_per_game": out.seconds / out.games,
         "calibration": {
             "first_allocation": calibration_json(first),
-            "all_decisions": calibration_json(every),
+            "all_decisions": calibration_json(every, decile_intervals(decisions_by_deal(out.records))),
         },
         "good_weather": {"test": bets_json(test_bets), "opponents": bets_json(opponent_bets)},
         "shooting_stars": {

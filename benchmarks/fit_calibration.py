@@ -5,17 +5,24 @@ opponent, keeps the search's raw mean win share at every decision it searched wi
 realised win share of the game, fits the map of csl_ai.calibration per player count on the
 tuning opponents' games, and prints for the fitting games and for held-out opponents' games
 (other deals) the calibration before and after: the Brier score, the mean estimate against
-the realised share, and the deciles (estimate, realised, decisions).
+the realised share, the deciles (estimate, realised, decisions, and the 95% interval of
+their difference bootstrapped over deals, since a game's decisions share one outcome), and
+the mean difference by round of the game. --save keeps the decisions, --load refits and
+reports on saved ones without playing (the map is fitted on the --tune opponents' games).
 
 Usage:
   python benchmarks/fit_calibration.py                  # the default plan below, 2 workers
   python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000
+  python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20 \
+      --tune heuristic,zoo:cautious,random --save decisions.json      # eleventh session, 1,311 s
+  python benchmarks/fit_calibration.py --load decisions.json            # the shipped map's fit
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -23,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.calibration import WinCalibration, fit_calibration  # noqa: E402
@@ -30,9 +38,11 @@ from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
 
-Sample = tuple[float, int, float]
-"""(raw mean win share, iterations, realised win share of the game)."""
+Sample = tuple[float, int, float, int, int]
+"""(raw mean win share, iterations, realised win share of the game, round of the decision
+(0-based), game: deal * players + the test seat, for intervals over deals)."""
 
 
 def seed_of(*parts: object) -> int:
@@ -46,13 +56,13 @@ class RawEstimates:
     def __init__(self, iterations: int, seed: int) -> None:
         self.inner = IsmctsAgent(SearchLimit(iterations=iterations, seed=seed), SearchConfig(win_calibration=None))
         self.name = self.inner.name
-        self.seen: list[tuple[float, int]] = []
+        self.seen: list[tuple[float, int, int]] = []
 
     def act(self, obs: Observation) -> Move:
         move = self.inner.act(obs)
         result = self.inner.last_result
         if result is not None and result.iterations:
-            self.seen.append((result.moves[0].win_probability, result.iterations))
+            self.seen.append((result.moves[0].win_probability, result.iterations, len(obs.rounds) - 1))
         return move
 
 
@@ -64,7 +74,8 @@ def play(task: tuple[int, str, int, int, int, int]) -> list[Sample]:
         agents.append(test if seat == rotation else make_agent(opponent, seed_of(base, deal, rotation, seat)))
     game = play_game(RulesConfig(players=players), agents, base + deal)
     share = game.result().win_share(rotation)
-    return [(raw, n, share) for raw, n in test.seen]
+    game_index = deal * players + rotation
+    return [(raw, n, share, round_index, game_index) for raw, n, round_index in test.seen]
 
 
 def collect(players: int, opponent: str, iterations: int, deals: int, base: int, workers: int) -> list[Sample]:
@@ -74,28 +85,39 @@ def collect(players: int, opponent: str, iterations: int, deals: int, base: int,
 
 
 def report(label: str, samples: Sequence[Sample], calibration: WinCalibration | None, players: int) -> str:
-    est = [
-        calibration.chance(raw, players, n) if calibration is not None else raw for raw, n, _ in samples
-    ]
-    real = [y for _, _, y in samples]
+    """Brier, mean estimate and realised share; per decile the estimate, the realised share,
+    the decisions and the 95% interval of the difference over deals; the mean difference
+    by round of the game."""
+    est = [calibration.chance(raw, players, n) if calibration is not None else raw for raw, n, *_ in samples]
+    real = [s[2] for s in samples]
     brier = sum((e - y) ** 2 for e, y in zip(est, real, strict=True)) / len(est)
-    bins: list[list[tuple[float, float]]] = [[] for _ in range(10)]
-    for e, y in zip(est, real, strict=True):
-        bins[min(int(e * 10), 9)].append((e, y))
+    by_deal: dict[int, list[tuple[float, float]]] = {}
+    for e, s in zip(est, samples, strict=True):
+        by_deal.setdefault(s[4] // players, []).append((e, s[2]))
     cells = []
-    for b in bins:
-        if len(b) >= 20:
-            mean_e = sum(e for e, _ in b) / len(b)
-            mean_y = sum(y for _, y in b) / len(b)
-            cells.append(f"{mean_e * 100:.0f}/{mean_y * 100:.0f}({len(b)})")
+    for b, ci in zip(calibration_bins(list(zip(est, real, strict=True))), decile_intervals(by_deal), strict=True):
+        if b.count >= 20 and ci is not None:
+            cells.append(
+                f"{b.mean_estimate * 100:.0f}/{b.realised * 100:.0f}({b.count}; {ci[0] * 100:+.0f}..{ci[1] * 100:+.0f})"
+            )
         else:
             cells.append("-")
+    by_round: dict[int, list[float]] = {}
+    for e, s in zip(est, samples, strict=True):
+        by_round.setdefault(s[3], []).append(e - s[2])
+    rounds = " ".join(f"{r + 1}:{sum(v) / len(v) * 100:+.1f}" for r, v in sorted(by_round.items()))
     mean_e = sum(est) / len(est)
     mean_y = sum(real) / len(real)
     return (
         f"    {label:<34} Brier {brier:.4f}  estimate {mean_e:.1%} realised {mean_y:.1%} "
-        f"({len(est)} decisions)\n      deciles est/real(n): {' '.join(cells)}"
+        f"({len(est)} decisions, {len({s[4] for s in samples})} games)\n"
+        f"      deciles est/real(n; 95% of est-real over deals): {' '.join(cells)}\n"
+        f"      est-real by round (points): {rounds}"
     )
+
+
+def fit_row(samples: Sequence[Sample]) -> tuple[float, float, float]:
+    return fit_calibration([s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples])
 
 
 def main() -> int:
@@ -108,27 +130,45 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=30, help="deals per player count, opponent and budget")
     parser.add_argument("--base", type=int, default=60_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--save", type=Path, help="write the collected decisions to this JSON file")
+    parser.add_argument("--load", type=Path, help="fit on decisions saved by --save instead of playing")
     args = parser.parse_args()
     started = time.perf_counter()
     budgets = [int(b) for b in args.budgets.split(",")]
-    rows: list[tuple[float, float, float]] = []
-    for players in (int(p) for p in args.players.split(",")):
-        fit_samples: list[Sample] = []
-        for opponent in args.tune.split(","):
-            for budget in budgets:
-                fit_samples += collect(players, opponent, budget, args.deals, args.base, args.workers)
-        a, b, c = fit_calibration([s[0] for s in fit_samples], [s[1] for s in fit_samples], [s[2] for s in fit_samples])
-        rows.append((a, b, c))
-        coeffs = [(0.0, 1.0, 0.0)] * 4
-        coeffs[players - 2] = (a, b, c)
+    sets: dict[str, list[Sample]] = {}
+    if args.load:
+        sets = {k: [tuple(s) for s in v] for k, v in json.loads(args.load.read_text()).items()}  # type: ignore[misc]
+    else:
+        for players in (int(p) for p in args.players.split(",")):
+            for opponent in args.tune.split(","):
+                for budget in budgets:
+                    sets[f"{players}|fit|{opponent}|{budget}"] = collect(
+                        players, opponent, budget, args.deals, args.base, args.workers
+                    )
+            for opponent in args.held_out.split(","):
+                sets[f"{players}|held|{opponent}|{args.held_out_budget}"] = collect(
+                    players, opponent, args.held_out_budget, args.deals, args.base + 500_000, args.workers
+                )
+            print(f"collected {players} players, {time.perf_counter() - started:.0f} s", flush=True)
+        if args.save:
+            args.save.write_text(json.dumps(sets))
+    identity = (0.0, 1.0, 0.0)
+    rows = [identity] * 4
+    for players in sorted({int(k.split("|")[0]) for k in sets}):
+        mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
+        tune = args.tune.split(",")
+        fit_samples = [s for k, v in mine.items() if k.startswith("fit|") and k.split("|")[1] in tune for s in v]
+        row = fit_row(fit_samples)
+        rows[players - 2] = row
+        coeffs = [identity] * 4
+        coeffs[players - 2] = row
         fitted = WinCalibration(tuple(coeffs))
-        print(f"{players} players: a={a:.4f} b={b:.4f} c={c:.4f}  ({len(fit_samples)} decisions in the fit)")
-        print(report("fitting games, raw", fit_samples, None, players))
-        print(report("fitting games, calibrated", fit_samples, fitted, players))
-        for opponent in args.held_out.split(","):
-            held = collect(players, opponent, args.held_out_budget, args.deals, args.base + 500_000, args.workers)
-            print(report(f"held out {opponent}, raw", held, None, players))
-            print(report(f"held out {opponent}, calibrated", held, fitted, players))
+        print(f"{players} players: a={row[0]:.4f} b={row[1]:.4f} c={row[2]:.4f}  ({len(fit_samples)} decisions in the fit)")
+        for key, samples in sorted(mine.items()):
+            _kind, opponent, budget = key.split("|")
+            name = f"{'held out ' if key.startswith('held|') else ''}{opponent} {int(budget) // 1000}k"
+            print(report(f"{name}, raw", samples, None, players))
+            print(report(f"{name}, calibrated", samples, fitted, players))
         sys.stdout.flush()
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
     print(f"wall time {time.perf_counter() - started:.0f} s")

@@ -1,7 +1,7 @@
 """The figures bench_strength.py reports beside the win share, as small testable functions.
 
 - Calibration of a search agent's own win estimate: Brier score, mean estimate against
-  realised share, and a table by estimate decile.
+  realised share, and a table by estimate decile with each decile's interval over deals.
 - Good-weather bets: what each bet was worth against the same sky cards left face up
   (`bets_of` replays the finished game with that one declaration withdrawn, so the
   engine's own rules and scoring decide every number).
@@ -185,6 +185,21 @@ def calibration_bins(
             )
         )
     return table
+
+
+def decile_intervals(
+    pairs_by_deal: Mapping[int, Sequence[tuple[float, float]]], bins: int = DECILES
+) -> list[tuple[float, float] | None]:
+    """Per estimate bin (as calibration_bins), the 95% interval of its mean estimate minus
+    its realised share, resampling whole deals: the decisions of one game share one outcome
+    and the games of one deal share its cards, so decisions are not independent draws.
+    None for a bin with values from fewer than two deals."""
+    per_bin: list[dict[int, list[float]]] = [{} for _ in range(bins)]
+    for deal, pairs in pairs_by_deal.items():
+        for estimate, outcome in pairs:
+            index = min(bins - 1, max(0, math.floor(estimate * bins)))
+            per_bin[index].setdefault(deal, []).append(estimate - outcome)
+    return [deal_bootstrap(members) for members in per_bin]
 
 
 # --- good-weather bets --------------------------------------------------------------------------

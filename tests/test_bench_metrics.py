@@ -19,6 +19,7 @@ from strength_metrics import (  # noqa: E402
     calibration,
     calibration_bins,
     deal_bootstrap,
+    decile_intervals,
     paired_by_deal,
     paired_figure,
     rescore,
@@ -64,6 +65,39 @@ def test_sampled_calibrated_estimates_stay_close_in_every_decile() -> None:
     summary = calibration(pairs)
     assert summary is not None and abs(summary.difference) < 0.01
     assert summary.brier == pytest.approx(1 / 6, abs=0.01)
+
+
+def test_decile_intervals_resample_whole_deals() -> None:
+    # one game per deal, many decisions in it: the decisions share the game's outcome, so
+    # the interval must be as wide as the few deals make it, not as the many decisions
+    rng = random.Random(11)
+    by_deal = {}
+    for deal in range(30):
+        won = 1.0 if rng.random() < 0.45 else 0.0
+        by_deal[deal] = [(0.45, won)] * 40 + [(0.95, 1.0)] * 3
+    intervals = decile_intervals(by_deal)
+    assert len(intervals) == 10
+    assert all(intervals[i] is None for i in range(10) if i not in (4, 9))
+    lo, hi = intervals[4]
+    differences = [pairs[0][0] - pairs[0][1] for pairs in by_deal.values()]
+    assert lo <= sum(differences) / len(differences) <= hi
+    assert hi - lo > 0.25  # about 4 standard errors of a mean of 30 coin tosses
+    assert intervals[9] == (pytest.approx(-0.05), pytest.approx(-0.05))
+    assert decile_intervals({0: [(0.3, 1.0)] * 5})[3] is None
+
+
+def test_the_decile_verdict_counts_noise_apart_from_misses() -> None:
+    from bench_strength import decile_verdict
+
+    bins = calibration_bins([(0.15, 0.0)] * 10 + [(0.52, 0.5)] * 10 + [(0.85, 1.0)] * 10)
+    intervals = [None] * 10
+    intervals[1] = (0.12, 0.18)  # a miss beyond the noise
+    intervals[5] = (-0.02, 0.06)  # within, and decided
+    intervals[8] = (-0.30, 0.10)  # a miss the games cannot tell from noise
+    verdict = decile_verdict(bins, intervals)
+    assert "within ±4 points: 1 of 3" in verdict
+    assert "beyond the noise: 1" in verdict
+    assert "band itself: 1" in verdict
 
 
 def test_overconfidence_shows_as_a_positive_difference() -> None:
