@@ -48,7 +48,7 @@ def sky_ids(rules: RulesConfig) -> dict[tuple[Kind, int], list[int]]:
     return ids
 
 
-def strength(card: int) -> tuple[bool, int]:
+def trick_strength(card: int) -> tuple[bool, int]:
     return (card_colour(card) == 0, card_rank(card))
 
 
@@ -64,7 +64,7 @@ def play_round_won_by(game: Game, winner: int) -> None:
     while game.phase is Phase.PLAY:
         moves = [m for m in game.legal_moves() if isinstance(m, Play)]
         pick = max if game.to_move == winner else min
-        game.apply(pick(moves, key=lambda m: strength(m.card)))
+        game.apply(pick(moves, key=lambda m: trick_strength(m.card)))
     assert all(t.winner == winner for t in game.rounds[-1].tricks)
 
 
