@@ -116,6 +116,24 @@ def report(label: str, samples: Sequence[Sample], calibration: WinCalibration | 
     )
 
 
+def load_decisions(path: Path) -> dict[str, list[Sample]]:
+    """Decisions saved by --save: {"players|fit or held|opponent|budget": [Sample, ...]}."""
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object of decision sets")
+    sets: dict[str, list[Sample]] = {}
+    for key, rows in data.items():
+        parts = str(key).split("|")
+        if len(parts) != 4 or parts[0] not in {"2", "3", "4", "5"} or parts[1] not in {"fit", "held"}:
+            raise ValueError(f"bad set name {key!r}")
+        if not isinstance(rows, list) or not all(
+            isinstance(r, list) and len(r) == 5 and all(isinstance(v, (int, float)) for v in r) for r in rows
+        ):
+            raise ValueError(f"set {key!r} is not a list of [raw, iterations, outcome, round, game]")
+        sets[key] = [(float(r[0]), int(r[1]), float(r[2]), int(r[3]), int(r[4])) for r in rows]
+    return sets
+
+
 def fit_row(samples: Sequence[Sample]) -> tuple[float, float, float]:
     return fit_calibration([s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples])
 
@@ -137,7 +155,13 @@ def main() -> int:
     budgets = [int(b) for b in args.budgets.split(",")]
     sets: dict[str, list[Sample]] = {}
     if args.load:
-        sets = {k: [tuple(s) for s in v] for k, v in json.loads(args.load.read_text()).items()}  # type: ignore[misc]
+        try:
+            sets = load_decisions(args.load)
+        except (OSError, ValueError) as e:
+            print(f"fit_calibration: cannot read {args.load}: {e}", file=sys.stderr)
+            return 2
+        wanted = set(args.players.split(","))
+        sets = {k: v for k, v in sets.items() if k.split("|")[0] in wanted}
     else:
         for players in (int(p) for p in args.players.split(",")):
             for opponent in args.tune.split(","):
@@ -158,6 +182,9 @@ def main() -> int:
         mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
         tune = args.tune.split(",")
         fit_samples = [s for k, v in mine.items() if k.startswith("fit|") and k.split("|")[1] in tune for s in v]
+        if not fit_samples:
+            print(f"fit_calibration: no decisions of {args.tune} at {players} players to fit", file=sys.stderr)
+            return 2
         row = fit_row(fit_samples)
         rows[players - 2] = row
         coeffs = [identity] * 4
