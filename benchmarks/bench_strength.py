@@ -73,6 +73,7 @@ from strength_metrics import (  # noqa: E402
     Bet,
     BetSummary,
     Calibration,
+    CalibrationBin,
     PairedFigure,
     bets_of,
     calibration,
@@ -531,7 +532,8 @@ def print_calibration(records: Sequence[GameRecord], test: str) -> None:
     print(f"    {'by estimate':<12}{'first allocation':^27}  {'all decisions':^27}".rstrip())
     print(f"    {'':<12}{columns}  {columns} {'diff 95% (deals)':>16}")
     intervals = decile_intervals(decisions_by_deal(records))
-    for first_bin, every_bin, ci in zip(calibration_bins(first), calibration_bins(every), intervals, strict=True):
+    every_bins = calibration_bins(every)
+    for first_bin, every_bin, ci in zip(calibration_bins(first), every_bins, intervals, strict=True):
         if first_bin.count == 0 and every_bin.count == 0:
             continue
         cells = []
@@ -545,10 +547,10 @@ def print_calibration(records: Sequence[GameRecord], test: str) -> None:
                 )
         label = f"{first_bin.low:.0%}-{first_bin.high:.0%}"
         print(f"    {label:<12}" + "  ".join(cells) + f" {_interval(ci, 100):>16}")
-    print("    " + decile_verdict(calibration_bins(every), intervals))
+    print("    " + decile_verdict(every_bins, intervals))
 
 
-def decile_verdict(bins: Sequence[Any], intervals: Sequence[tuple[float, float] | None]) -> str:
+def decile_verdict(bins: Sequence[CalibrationBin], intervals: Sequence[tuple[float, float] | None]) -> str:
     """How the all-decisions deciles stand against issue 12's ±4 points: within it, missing
     it beyond the noise (the whole interval outside), or undecided at this many games."""
     filled = [(b, ci) for b, ci in zip(bins, intervals, strict=True) if b.count and ci is not None]

@@ -163,6 +163,11 @@ def calibration(pairs: Sequence[tuple[float, float]]) -> Calibration | None:
     )
 
 
+def bin_of(estimate: float, bins: int) -> int:
+    """The bin of [0, 1] an estimate falls in: [low, high), the last bin also holding 1.0."""
+    return min(bins - 1, max(0, math.floor(estimate * bins)))
+
+
 def calibration_bins(
     pairs: Sequence[tuple[float, float]], bins: int = DECILES
 ) -> list[CalibrationBin]:
@@ -170,8 +175,7 @@ def calibration_bins(
     (count 0, NaN means) so tables from different sets line up."""
     members: list[list[tuple[float, float]]] = [[] for _ in range(bins)]
     for estimate, outcome in pairs:
-        index = min(bins - 1, max(0, math.floor(estimate * bins)))
-        members[index].append((estimate, outcome))
+        members[bin_of(estimate, bins)].append((estimate, outcome))
     table = []
     for index, chosen in enumerate(members):
         n = len(chosen)
@@ -197,8 +201,7 @@ def decile_intervals(
     per_bin: list[dict[int, list[float]]] = [{} for _ in range(bins)]
     for deal, pairs in pairs_by_deal.items():
         for estimate, outcome in pairs:
-            index = min(bins - 1, max(0, math.floor(estimate * bins)))
-            per_bin[index].setdefault(deal, []).append(estimate - outcome)
+            per_bin[bin_of(estimate, bins)].setdefault(deal, []).append(estimate - outcome)
     return [deal_bootstrap(members) for members in per_bin]
 
 
