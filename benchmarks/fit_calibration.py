@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E402
-from csl_ai.calibration import WinCalibration, fit_calibration  # noqa: E402
+from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
@@ -88,7 +88,7 @@ def report(label: str, samples: Sequence[Sample], calibration: WinCalibration | 
     """Brier, mean estimate and realised share; per decile the estimate, the realised share,
     the decisions and the 95% interval of the difference over deals; the mean difference
     by round of the game."""
-    est = [calibration.chance(raw, players, n) if calibration is not None else raw for raw, n, *_ in samples]
+    est = [calibration.chance(s[0], players, s[1], s[3]) if calibration is not None else s[0] for s in samples]
     real = [s[2] for s in samples]
     brier = sum((e - y) ** 2 for e, y in zip(est, real, strict=True)) / len(est)
     by_deal: dict[int, list[tuple[float, float]]] = {}
@@ -134,8 +134,13 @@ def load_decisions(path: Path) -> dict[str, list[Sample]]:
     return sets
 
 
-def fit_row(samples: Sequence[Sample]) -> tuple[float, float, float]:
-    return fit_calibration([s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples])
+def fit_row(samples: Sequence[Sample], players: int) -> tuple[float, float, float, float, float]:
+    return fit_calibration(
+        [s[0] for s in samples],
+        [s[1] for s in samples],
+        [rounds_follow(players, s[3]) for s in samples],
+        [s[2] for s in samples],
+    )
 
 
 def main() -> int:
@@ -176,7 +181,7 @@ def main() -> int:
             print(f"collected {players} players, {time.perf_counter() - started:.0f} s", flush=True)
         if args.save:
             args.save.write_text(json.dumps(sets))
-    identity = (0.0, 1.0, 0.0)
+    identity = WinCalibration.identity().coefficients[0]
     rows = [identity] * 4
     for players in sorted({int(k.split("|")[0]) for k in sets}):
         mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
@@ -185,12 +190,13 @@ def main() -> int:
         if not fit_samples:
             print(f"fit_calibration: no decisions of {args.tune} at {players} players to fit", file=sys.stderr)
             return 2
-        row = fit_row(fit_samples)
+        row = fit_row(fit_samples, players)
         rows[players - 2] = row
         coeffs = [identity] * 4
         coeffs[players - 2] = row
         fitted = WinCalibration(tuple(coeffs))
-        print(f"{players} players: a={row[0]:.4f} b={row[1]:.4f} c={row[2]:.4f}  ({len(fit_samples)} decisions in the fit)")
+        terms = " ".join(f"{name}={v:.4f}" for name, v in zip("abcde", row, strict=True))
+        print(f"{players} players: {terms}  ({len(fit_samples)} decisions in the fit)")
         for key, samples in sorted(mine.items()):
             _kind, opponent, budget = key.split("|")
             name = f"{'held out ' if key.startswith('held|') else ''}{opponent} {int(budget) // 1000}k"

@@ -4,13 +4,19 @@ The search's mean win share at a move is not the chance of winning after it: the
 are modelled, not known, and a deeper tree lets their modelled choices grow sharper than
 real players', so the raw estimate drifts with the budget (docs/tuning.md). A map fitted
 on finished games (benchmarks/fit_calibration.py) turns it into a chance that means what it
-says: per player count, a logistic in the raw estimate's log-odds and the budget,
+says: per player count, a logistic in the raw estimate's log-odds, the budget and whether
+another round follows the one being decided,
 
-    logit(p) = a + b * logit(raw) + c * log(iterations / 10,000),
+    logit(p) = a + b * logit(raw) + c * log(iterations / 10,000) + (d + e * logit(raw)) * later,
+    later = 1 before the game's last round, 0 in it,
 
-the raw estimate clipped to [RAW_FLOOR, 1 - RAW_FLOOR] first. A raw estimate of exactly 0
-or 1 (every sampled world lost, or won: a forced result) stays as it is. The map is
-monotone in the raw estimate (b > 0), so it never changes which move looks best.
+the raw estimate clipped to [RAW_FLOOR, 1 - RAW_FLOOR] first. The stage terms are there
+because the rounds after the tree are played out by the playout rules, the searcher's own
+seat included, which play them worse than the search will: before the last round the raw
+estimate undervalues the rest of the game, in the last round the tree covers all of it
+(docs/tuning.md). A raw estimate of exactly 0 or 1 (every sampled world lost, or won: a
+forced result) stays as it is. The map is monotone in the raw estimate in every round
+(b > 0 and b + e > 0), so it never changes which move looks best.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
+
+from csl_ai.rules import player_spec
 
 RAW_FLOOR: Final = 0.005
 """Raw estimates are clipped to [RAW_FLOOR, 1 - RAW_FLOOR] before the log-odds."""
@@ -45,59 +53,73 @@ def sigmoid(x: float) -> float:
 
 @dataclass(frozen=True)
 class WinCalibration:
-    """Per player count 2..5: (a, b, c) of the map in the module docstring."""
+    """Per player count 2..5: (a, b, c, d, e) of the map in the module docstring."""
 
-    coefficients: tuple[tuple[float, float, float], ...]
+    coefficients: tuple[tuple[float, float, float, float, float], ...]
 
     def __post_init__(self) -> None:
         rows = self.coefficients
         if (
             not isinstance(rows, (tuple, list))
             or len(rows) != 4
-            or any(not isinstance(r, (tuple, list)) or len(r) != 3 for r in rows)
+            or any(not isinstance(r, (tuple, list)) or len(r) != 5 for r in rows)
             or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
                 for r in rows
                 for v in r
             )
-            or any(r[1] <= 0 for r in rows)
+            or any(r[1] <= 0 or r[1] + r[4] <= 0 for r in rows)
         ):
             raise CalibrationError(
-                "a win calibration needs 4 rows (2..5 players) of 3 finite numbers (a, b, c), b > 0"
+                "a win calibration needs 4 rows (2..5 players) of 5 finite numbers (a, b, c, d, e)"
+                " with b > 0 and b + e > 0"
             )
         object.__setattr__(self, "coefficients", tuple(tuple(float(v) for v in r) for r in rows))
 
-    def chance(self, raw: float, players: int, iterations: int) -> float:
+    def chance(self, raw: float, players: int, iterations: int, round_index: int) -> float:
         """The calibrated chance of winning for a raw mean win share found with
-        `iterations` iterations in a game of `players`."""
+        `iterations` iterations in round `round_index` (0-based) of a game of `players`."""
         if raw <= 0.0 or raw >= 1.0:
             return min(max(raw, 0.0), 1.0)
-        a, b, c = self.coefficients[players - 2]
-        budget = math.log(max(iterations, 1) / REFERENCE_ITERATIONS)
-        return sigmoid(a + b * logit(raw) + c * budget)
+        features = calibration_features(raw, iterations, rounds_follow(players, round_index))
+        return sigmoid(sum(w * f for w, f in zip(self.coefficients[players - 2], features, strict=True)))
 
     @classmethod
     def identity(cls) -> WinCalibration:
-        return cls(((0.0, 1.0, 0.0),) * 4)
+        return cls(((0.0, 1.0, 0.0, 0.0, 0.0),) * 4)
+
+
+def rounds_follow(players: int, round_index: int) -> float:
+    """1.0 if another round follows round `round_index` (0-based) of the game, else 0.0."""
+    return 1.0 if round_index < player_spec(players).rounds - 1 else 0.0
+
+
+def calibration_features(raw: float, iterations: int, later: float) -> tuple[float, float, float, float, float]:
+    """The map's terms: 1, logit(raw), log(iterations / 10,000), later, later * logit(raw)."""
+    log_odds = logit(raw)
+    return (1.0, log_odds, math.log(max(iterations, 1) / REFERENCE_ITERATIONS), later, later * log_odds)
 
 
 def fit_calibration(
-    raw: Sequence[float], iterations: Sequence[int], outcome: Sequence[float], ridge: float = 1e-3
-) -> tuple[float, float, float]:
-    """(a, b, c) maximising the log-likelihood of the realised win shares (a shared win is
-    a fraction) under the map, by Newton's method with a small ridge toward identity."""
-    x = np.array(
-        [[1.0, logit(p), math.log(max(n, 1) / REFERENCE_ITERATIONS)] for p, n in zip(raw, iterations, strict=True)]
-    )
+    raw: Sequence[float],
+    iterations: Sequence[int],
+    later: Sequence[float],
+    outcome: Sequence[float],
+    ridge: float = 1e-3,
+) -> tuple[float, float, float, float, float]:
+    """(a, b, c, d, e) maximising the log-likelihood of the realised win shares (a shared
+    win is a fraction) under the map, by Newton's method with a small ridge toward identity."""
+    x = np.array([calibration_features(p, n, t) for p, n, t in zip(raw, iterations, later, strict=True)])
     y = np.asarray(outcome, dtype=float)
-    prior = np.array([0.0, 1.0, 0.0])
+    prior = np.array([0.0, 1.0, 0.0, 0.0, 0.0])
     w = prior.copy()
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         grad = x.T @ (y - p) - ridge * (w - prior)
-        hess = x.T @ (x * (p * (1 - p))[:, None]) + ridge * np.eye(3)
+        hess = x.T @ (x * (p * (1 - p))[:, None]) + ridge * np.eye(len(prior))
         step = np.linalg.solve(hess, grad)
         w += step
         if np.abs(step).max() < 1e-10:
             break
-    return float(w[0]), float(w[1]), float(w[2])
+    a, b, c, d, e = (float(v) for v in w)
+    return a, b, c, d, e

@@ -1,5 +1,5 @@
-"""The win calibration: a monotone map per player count and budget, fitted by maximum
-likelihood, applied to what the search reports and nothing else."""
+"""The win calibration: a monotone map per player count, budget and stage of the game,
+fitted by maximum likelihood, applied to what the search reports and nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from csl_ai.agents import make_agent
-from csl_ai.calibration import CalibrationError, WinCalibration, fit_calibration
+from csl_ai.calibration import CalibrationError, WinCalibration, fit_calibration, rounds_follow
 from csl_ai.game import Game
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
@@ -18,32 +18,50 @@ from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
 def test_identity_keeps_the_estimate() -> None:
     identity = WinCalibration.identity()
     for p in (0.01, 0.2, 0.5, 0.77, 0.99):
-        assert identity.chance(p, 4, 10_000) == pytest.approx(p)
-    assert identity.chance(0.001, 4, 10_000) == pytest.approx(0.005)
-    assert identity.chance(0.999, 4, 10_000) == pytest.approx(0.995)
-    shifted = WinCalibration(((2.0, 0.5, 1.0),) * 4)
-    assert shifted.chance(0.0, 4, 10_000) == 0.0
-    assert shifted.chance(1.0, 4, 10_000) == 1.0
+        for round_index in range(4):
+            assert identity.chance(p, 4, 10_000, round_index) == pytest.approx(p)
+    assert identity.chance(0.001, 4, 10_000, 0) == pytest.approx(0.005)
+    assert identity.chance(0.999, 4, 10_000, 0) == pytest.approx(0.995)
+    shifted = WinCalibration(((2.0, 0.5, 1.0, -1.0, 0.3),) * 4)
+    assert shifted.chance(0.0, 4, 10_000, 0) == 0.0
+    assert shifted.chance(1.0, 4, 10_000, 0) == 1.0
 
 
 def test_the_map_is_monotone_and_reads_the_budget() -> None:
-    cal = WinCalibration(((0.1, 0.8, 0.0), (0.0, 1.0, 0.0), (0.2, 0.9, 0.1), (0.0, 1.0, 0.0)))
-    chances = [cal.chance(p / 100, 4, 10_000) for p in range(1, 100)]
+    cal = WinCalibration(
+        ((0.1, 0.8, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0), (0.2, 0.9, 0.1, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0))
+    )
+    chances = [cal.chance(p / 100, 4, 10_000, 1) for p in range(1, 100)]
     assert chances == sorted(chances)
-    assert cal.chance(0.5, 4, 30_000) > cal.chance(0.5, 4, 10_000) > cal.chance(0.5, 4, 3_000)
-    assert cal.chance(0.5, 2, 10_000) == pytest.approx(1 / (1 + math.exp(-0.1)))
-    assert cal.chance(0.5, 3, 1) == pytest.approx(0.5)
+    assert cal.chance(0.5, 4, 30_000, 1) > cal.chance(0.5, 4, 10_000, 1) > cal.chance(0.5, 4, 3_000, 1)
+    assert cal.chance(0.5, 2, 10_000, 0) == pytest.approx(1 / (1 + math.exp(-0.1)))
+    assert cal.chance(0.5, 3, 1, 0) == pytest.approx(0.5)
+
+
+def test_the_stage_terms_apply_before_the_last_round() -> None:
+    assert [rounds_follow(4, r) for r in range(4)] == [1.0, 1.0, 1.0, 0.0]
+    assert [rounds_follow(3, r) for r in range(6)] == [1.0] * 5 + [0.0]
+    assert [rounds_follow(5, r) for r in range(5)] == [1.0] * 4 + [0.0]
+    cal = WinCalibration(((0.0, 1.0, 0.0, 0.4, -0.5),) * 4)
+    # the last round reads the raw estimate as it is; earlier rounds shift it up and flatten it
+    assert cal.chance(0.3, 4, 10_000, 3) == pytest.approx(0.3)
+    first = [cal.chance(p / 100, 4, 10_000, 0) for p in range(1, 100)]
+    assert first == sorted(first)
+    assert cal.chance(0.5, 4, 10_000, 0) == pytest.approx(1 / (1 + math.exp(-0.4)))
+    assert cal.chance(0.5, 4, 10_000, 2) == cal.chance(0.5, 4, 10_000, 0) > cal.chance(0.5, 4, 10_000, 3)
+    assert cal.chance(0.95, 4, 10_000, 0) < 0.95
 
 
 @pytest.mark.parametrize(
     "rows",
     [
-        ((0.0, 1.0, 0.0),) * 3,
-        ((0.0, 1.0),) * 4,
-        ((0.0, 0.0, 0.0),) * 4,
-        ((0.0, -1.0, 0.0),) * 4,
-        ((math.inf, 1.0, 0.0),) * 4,
-        ((True, 1.0, 0.0),) * 4,
+        ((0.0, 1.0, 0.0, 0.0, 0.0),) * 3,
+        ((0.0, 1.0, 0.0),) * 4,
+        ((0.0, 0.0, 0.0, 0.0, 0.0),) * 4,
+        ((0.0, -1.0, 0.0, 0.0, 0.0),) * 4,
+        ((0.0, 1.0, 0.0, 0.0, -1.0),) * 4,
+        ((math.inf, 1.0, 0.0, 0.0, 0.0),) * 4,
+        ((True, 1.0, 0.0, 0.0, 0.0),) * 4,
     ],
 )
 def test_a_malformed_map_is_refused(rows) -> None:
@@ -53,17 +71,20 @@ def test_a_malformed_map_is_refused(rows) -> None:
 
 def test_the_fit_recovers_a_known_map() -> None:
     rng = random.Random(4)
-    truth = (-0.3, 1.4, 0.25)
-    raw, iters, won = [], [], []
-    for _ in range(40_000):
+    truth = (-0.3, 1.4, 0.25, 0.5, -0.4)
+    raw, iters, later, won = [], [], [], []
+    for _ in range(60_000):
         p = rng.uniform(0.02, 0.98)
         n = rng.choice((1_000, 10_000, 30_000))
-        x = truth[0] + truth[1] * math.log(p / (1 - p)) + truth[2] * math.log(n / 10_000)
+        t = rounds_follow(4, rng.randrange(4))
+        log_odds = math.log(p / (1 - p))
+        x = truth[0] + truth[1] * log_odds + truth[2] * math.log(n / 10_000) + (truth[3] + truth[4] * log_odds) * t
         raw.append(p)
         iters.append(n)
+        later.append(t)
         won.append(1.0 if rng.random() < 1 / (1 + math.exp(-x)) else 0.0)
-    a, b, c = fit_calibration(raw, iters, won)
-    assert (a, b, c) == pytest.approx(truth, abs=0.06)
+    fitted = fit_calibration(raw, iters, later, won)
+    assert fitted == pytest.approx(truth, abs=0.08)
 
 
 def position():
@@ -78,7 +99,9 @@ def position():
 
 def test_the_search_reports_calibrated_chances_in_its_own_order() -> None:
     obs = position()
-    cal = WinCalibration(((0.0, 1.0, 0.0), (0.0, 1.0, 0.0), (-0.5, 1.5, 0.0), (0.0, 1.0, 0.0)))
+    cal = WinCalibration(
+        ((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0), (-0.5, 1.5, 0.0, 0.3, -0.2), (0.0, 1.0, 0.0, 0.0, 0.0))
+    )
     limit = SearchLimit(iterations=3_000, seed=5)
     raw = search(obs, limit, SearchConfig(win_calibration=None))
     calibrated = search(obs, limit, SearchConfig(win_calibration=cal))
@@ -86,7 +109,9 @@ def test_the_search_reports_calibrated_chances_in_its_own_order() -> None:
     for r, c in zip(raw.moves, calibrated.moves, strict=True):
         assert r.raw_win_probability is None
         assert c.raw_win_probability == r.win_probability
-        assert c.win_probability == pytest.approx(cal.chance(r.win_probability, 4, calibrated.iterations))
+        assert c.win_probability == pytest.approx(
+            cal.chance(r.win_probability, 4, calibrated.iterations, len(obs.rounds) - 1)
+        )
         assert c.mean_utility == r.mean_utility
     assert calibrated.to_json()["moves"][0]["raw_win_probability"] == raw.moves[0].win_probability
 
@@ -99,4 +124,4 @@ def test_other_utilities_are_not_calibrated() -> None:
 
 def test_the_setting_is_checked() -> None:
     with pytest.raises(SearchSettingsError, match="win_calibration"):
-        SearchConfig(win_calibration=((0.0, 1.0, 0.0),) * 4)  # type: ignore[arg-type]
+        SearchConfig(win_calibration=((0.0, 1.0, 0.0, 0.0, 0.0),) * 4)  # type: ignore[arg-type]
