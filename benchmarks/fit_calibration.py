@@ -15,6 +15,8 @@ Usage:
   python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000
   python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20 \
       --tune heuristic,zoo:cautious,random --save decisions.json      # eleventh session, 1,311 s
+  python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 30 \
+      --save decisions.json                                           # twelfth session, 1,421 s
   python benchmarks/fit_calibration.py --load decisions.json            # the shipped map's fit
 """
 
@@ -134,13 +136,15 @@ def load_decisions(path: Path) -> dict[str, list[Sample]]:
     return sets
 
 
-def fit_row(samples: Sequence[Sample], players: int) -> tuple[float, float, float, float, float]:
-    return fit_calibration(
+def fit_row(samples: Sequence[Sample], players: int, stage: bool = True) -> tuple[float, float, float, float, float]:
+    """The map's row for one player count; without `stage` the stage terms stay 0."""
+    a, b, c, d, e = fit_calibration(
         [s[0] for s in samples],
         [s[1] for s in samples],
-        [rounds_follow(players, s[3]) for s in samples],
+        [rounds_follow(players, s[3]) if stage else 0.0 for s in samples],
         [s[2] for s in samples],
     )
+    return (a, b, c, d, e) if stage else (a, b, c, 0.0, 0.0)
 
 
 def main() -> int:
@@ -155,6 +159,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--save", type=Path, help="write the collected decisions to this JSON file")
     parser.add_argument("--load", type=Path, help="fit on decisions saved by --save instead of playing")
+    parser.add_argument(
+        "--no-stage", action="store_true", help="fit the budget-only map (no stage terms), for comparison"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -190,7 +197,7 @@ def main() -> int:
         if not fit_samples:
             print(f"fit_calibration: no decisions of {args.tune} at {players} players to fit", file=sys.stderr)
             return 2
-        row = fit_row(fit_samples, players)
+        row = fit_row(fit_samples, players, stage=not args.no_stage)
         rows[players - 2] = row
         coeffs = [identity] * 4
         coeffs[players - 2] = row
