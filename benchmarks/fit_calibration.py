@@ -11,13 +11,12 @@ the mean difference by round of the game. --save keeps the decisions, --load ref
 reports on saved ones without playing (the map is fitted on the --tune opponents' games).
 
 Usage:
-  python benchmarks/fit_calibration.py                  # the default plan below, 2 workers
-  python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000
+  python benchmarks/fit_calibration.py --save decisions.json   # the shipped map's fit, 1,421 s
+  python benchmarks/fit_calibration.py --load decisions.json   # the same rows from the saved decisions
+  python benchmarks/fit_calibration.py --load decisions.json --no-stage   # the budget-only map
+  python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000   # a quick look
   python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20 \
       --tune heuristic,zoo:cautious,random --save decisions.json      # eleventh session, 1,311 s
-  python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 30 \
-      --save decisions.json                                           # twelfth session, 1,421 s
-  python benchmarks/fit_calibration.py --load decisions.json            # the shipped map's fit
 """
 
 from __future__ import annotations
@@ -152,7 +151,9 @@ def main() -> int:
     parser.add_argument("--players", default="2,3,4,5")
     parser.add_argument("--tune", default="heuristic,zoo:cautious")
     parser.add_argument("--held-out", default="zoo:leopards,zoo:trumps")
-    parser.add_argument("--budgets", default="10000", help="iterations a decision, comma-separated")
+    parser.add_argument(
+        "--budgets", default="1000,10000,30000", help="iterations a decision, comma-separated"
+    )
     parser.add_argument("--held-out-budget", type=int, default=10_000)
     parser.add_argument("--deals", type=int, default=30, help="deals per player count, opponent and budget")
     parser.add_argument("--base", type=int, default=60_000)
