@@ -64,6 +64,10 @@ true deal, which no inference from random plays can reach):
 Heads-up, the same ceiling (the default read 82.3% on these games):
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --oracle play   # 86.6%
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --oracle allocate,weather,play   # 86.1%
+Twelfth session, two near-misses of earlier sessions on 2,000 other games:
+  python benchmarks/tune_search.py --deals 500 --base 9000                       # 47.7%
+  python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"exploration":1.0}'       # 48.4%
+  python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"playout_epsilon":0.3}'   # 48.6%
 """
 
 from __future__ import annotations
