@@ -136,14 +136,14 @@ def load_decisions(path: Path) -> dict[str, list[Sample]]:
 
 
 def fit_row(samples: Sequence[Sample], players: int, stage: bool = True) -> tuple[float, float, float, float, float]:
-    """The map's row for one player count; without `stage` the stage terms stay 0."""
-    a, b, c, d, e = fit_calibration(
+    """The map's row for one player count; without `stage` every decision reads as the last
+    round's, so the stage terms have no data and stay at their prior, 0."""
+    return fit_calibration(
         [s[0] for s in samples],
         [s[1] for s in samples],
         [rounds_follow(players, s[3]) if stage else 0.0 for s in samples],
         [s[2] for s in samples],
     )
-    return (a, b, c, d, e) if stage else (a, b, c, 0.0, 0.0)
 
 
 def main() -> int:

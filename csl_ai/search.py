@@ -384,8 +384,8 @@ class SearchConfig:
     against the heuristic agent and zoo:cautious at 1,000, 10,000 and 30,000 iterations
     (`python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 30`); against
     a budget-only map fitted on the same decisions the stage terms lowered the Brier score
-    out of fold and on all 8 held-out sets (docs/tuning.md). It applies to ISMCTS with rule playouts and the "win" utility; None:
-    the raw mean win share is reported."""
+    out of fold and on all 8 held-out sets (docs/tuning.md). It applies to ISMCTS with
+    rule playouts and the "win" utility; None: the raw mean win share is reported."""
     search_forced: bool = False
     """Search even when there is a single legal move (else answer at once, 0 iterations)."""
     initial_nodes: int = 1 << 16
