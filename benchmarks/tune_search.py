@@ -87,6 +87,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_strength import bootstrap  # noqa: E402
+from strength_metrics import deal_bootstrap  # noqa: E402
 from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, decision_seed, make_agent  # noqa: E402
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
@@ -214,7 +215,19 @@ def main() -> int:
         default="{}",
         help='iterations by kind of decision as JSON, e.g. \'{"allocate": 40000}\' (others: --iters)',
     )
+    parser.add_argument("--save", type=Path, help="write every game's (deal, seat, win share) to this JSON file")
+    parser.add_argument(
+        "--against", type=Path,
+        help="a --save file of another config on the same deals: print the paired difference "
+        "(this run minus that one) with its 95%% interval over deals",
+    )
     a = parser.parse_args()
+    baseline = None
+    if a.against is not None:
+        try:
+            baseline = load_games(a.against)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            parser.error(f"--against: {a.against}: {e}")
     try:
         config = json.loads(a.config)
         SearchConfig(**config)
@@ -250,7 +263,36 @@ def main() -> int:
           f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
           f"{iterations / max(searched, 1):,.0f} iterations and {1000 * cpu_s / max(searched, 1):.1f} ms "
           f"CPU a searched decision, {cpu_s / len(results):.2f} s CPU a game")
+    games = {(deal, rotation): share for (deal, rotation), (_, share, *_) in zip(
+        ((t[1], t[2]) for t in tasks), results, strict=True)}
+    if a.save is not None:
+        a.save.write_text(json.dumps({"args": {k: v for k, v in vars(a).items() if k not in ("save", "against")},
+                                      "games": [[d, r, s] for (d, r), s in sorted(games.items())]}, default=str))
+    if baseline is not None:
+        print(paired_line(games, baseline, a.against))
     return 0
+
+
+def load_games(path: Path) -> dict[tuple[int, int], float]:
+    """The games of a --save file, by (deal, seat of the tuned agent)."""
+    data = json.loads(path.read_text())
+    return {(int(d), int(r)): float(s) for d, r, s in data["games"]}
+
+
+def paired_line(games: dict[tuple[int, int], float], baseline: dict[tuple[int, int], float], name: Path) -> str:
+    """This run minus the baseline on the games both played, with a 95% interval that
+    resamples whole deals (the same deal and seat in both: the deal's luck cancels)."""
+    common = sorted(set(games) & set(baseline))
+    by_deal: dict[int, list[float]] = {}
+    for key in common:
+        by_deal.setdefault(key[0], []).append(games[key] - baseline[key])
+    if not common:
+        return f"paired against {name}: no game in common"
+    mean = sum(sum(v) for v in by_deal.values()) / len(common)
+    ci = deal_bootstrap(by_deal)
+    lo, hi = ci if ci is not None else (float("nan"), float("nan"))
+    return (f"paired against {name}: {100 * mean:+.1f} points [{100 * lo:+.1f}, {100 * hi:+.1f}] "
+            f"over {len(common)} games in common")
 
 
 if __name__ == "__main__":
