@@ -1,0 +1,40 @@
+"""benchmarks/tune_search.py's paired comparison: --save keeps each game, --against
+takes the difference game by game and refuses a broken file with one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import tune_search  # noqa: E402
+
+
+def test_paired_difference_is_taken_game_by_game(tmp_path: Path) -> None:
+    base = {(d, r): 0.5 for d in range(10) for r in range(4)}
+    games = {key: share + (0.25 if key[0] < 5 else 0.0) for key, share in base.items()}
+    games[(99, 0)] = 1.0
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps({"games": [[d, r, s] for (d, r), s in base.items()]}))
+    assert tune_search.load_games(path) == base
+    line = tune_search.paired_line(games, base, path)
+    assert "+12.5 points" in line and "over 40 games in common" in line
+    lo, hi = (float(x) for x in line.split("[")[1].split("]")[0].replace(" ", "").split(","))
+    assert 0.0 <= lo < 12.5 < hi <= 25.0
+    assert "no game in common" in tune_search.paired_line({(50, 0): 1.0}, base, path)
+
+
+def test_broken_against_file_is_one_line_exit_2(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "tune_search.py"), "--deals", "1", "--against", str(broken)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert "--against" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
