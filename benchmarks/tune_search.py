@@ -70,6 +70,7 @@ Twelfth session, two near-misses of earlier sessions on 2,000 other games:
   python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"playout_epsilon":0.3}'   # 48.6%
 Thirteenth session, paired on the same games (--save, then --against; docs/tuning.md):
   python benchmarks/tune_search.py --deals 500 --base 9000 --save default9000.json        # 47.7%
+  python benchmarks/tune_search.py --deals 500 --base 9000 --stream 1 --against default9000.json   # 49.1%, +1.4 (-1.2..+4.1)
   python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"exploration":1.0,"playout_epsilon":0.3}' --against default9000.json   # 47.7%, +0.0 (-2.7..+2.8)
 """
 
