@@ -229,9 +229,11 @@ def main() -> int:
     baseline = None
     if a.against is not None:
         try:
-            baseline = load_games(a.against)
+            their_deals, baseline = load_games(a.against)
         except (OSError, ValueError, KeyError, TypeError) as e:
             parser.error(f"--against: {a.against}: {e}")
+        if their_deals != deal_set(vars(a)):
+            parser.error(f"--against: {a.against} was played on other deals ({their_deals}), not {deal_set(vars(a))}")
     try:
         config = json.loads(a.config)
         SearchConfig(**config)
@@ -267,20 +269,26 @@ def main() -> int:
           f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
           f"{iterations / max(searched, 1):,.0f} iterations and {1000 * cpu_s / max(searched, 1):.1f} ms "
           f"CPU a searched decision, {cpu_s / len(results):.2f} s CPU a game")
-    games = {(deal, rotation): share for (deal, rotation), (_, share, *_) in zip(
-        ((t[1], t[2]) for t in tasks), results, strict=True)}
+    games = {(deal, rotation): result[1] for (_, deal, rotation), result in zip(tasks, results, strict=True)}
     if a.save is not None:
         a.save.write_text(json.dumps({"args": {k: v for k, v in vars(a).items() if k not in ("save", "against")},
+                                      "deals": deal_set(vars(a)),
                                       "games": [[d, r, s] for (d, r), s in sorted(games.items())]}, default=str))
     if baseline is not None:
         print(paired_line(games, baseline, a.against))
     return 0
 
 
-def load_games(path: Path) -> dict[tuple[int, int], float]:
-    """The games of a --save file, by (deal, seat of the tuned agent)."""
+def deal_set(args: dict[str, Any]) -> dict[str, Any]:
+    """What makes deal d the same game in two runs: the player count, the seed base and the
+    opponents (a game is then told apart by its deal and the tuned agent's seat)."""
+    return {"players": args["players"], "base": args["base"], "opponent": args["opponent"]}
+
+
+def load_games(path: Path) -> tuple[dict[str, Any], dict[tuple[int, int], float]]:
+    """The deal set of a --save file and its games, by (deal, seat of the tuned agent)."""
     data = json.loads(path.read_text())
-    return {(int(d), int(r)): float(s) for d, r, s in data["games"]}
+    return data["deals"], {(int(d), int(r)): float(s) for d, r, s in data["games"]}
 
 
 def paired_line(games: dict[tuple[int, int], float], baseline: dict[tuple[int, int], float], name: Path) -> str:
@@ -294,9 +302,8 @@ def paired_line(games: dict[tuple[int, int], float], baseline: dict[tuple[int, i
         return f"paired against {name}: no game in common"
     mean = sum(sum(v) for v in by_deal.values()) / len(common)
     ci = deal_bootstrap(by_deal)
-    lo, hi = ci if ci is not None else (float("nan"), float("nan"))
-    return (f"paired against {name}: {100 * mean:+.1f} points [{100 * lo:+.1f}, {100 * hi:+.1f}] "
-            f"over {len(common)} games in common")
+    interval = f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]" if ci is not None else "(one deal: no interval)"
+    return f"paired against {name}: {100 * mean:+.1f} points {interval} over {len(common)} games in common"
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ def test_paired_difference_is_taken_game_by_game(tmp_path: Path) -> None:
     games = {key: share + (0.25 if key[0] < 5 else 0.0) for key, share in base.items()}
     games[(99, 0)] = 1.0
     path = tmp_path / "base.json"
-    path.write_text(json.dumps({"games": [[d, r, s] for (d, r), s in base.items()]}))
-    assert tune_search.load_games(path) == base
+    deals = {"players": 4, "base": 777, "opponent": "heuristic"}
+    path.write_text(json.dumps({"deals": deals, "games": [[d, r, s] for (d, r), s in base.items()]}))
+    assert tune_search.load_games(path) == (deals, base)
     line = tune_search.paired_line(games, base, path)
     assert "+12.5 points" in line and "over 40 games in common" in line
     lo, hi = (float(x) for x in line.split("[")[1].split("]")[0].replace(" ", "").split(","))
@@ -37,4 +38,19 @@ def test_broken_against_file_is_one_line_exit_2(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "--against" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_against_a_file_of_other_deals_is_refused(tmp_path: Path) -> None:
+    """Deal d of another seed base, player count or opponent is another game: comparing
+    them would be silently wrong, so the run refuses before playing."""
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"deals": {"players": 4, "base": 9000, "opponent": "heuristic"},
+                                 "games": [[0, 0, 1.0]]}))
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "tune_search.py"), "--deals", "1", "--against", str(other)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert "other deals" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
