@@ -179,6 +179,15 @@ def score_tallies(
 ) -> tuple[list[list[int]], int, int]:
     """(per-seat breakdown rows, winners mask, outright seat or -1)."""
 
+VALUE_FEATURES: tuple[str, ...]
+"""The learned value's features of a seat at a round boundary (csrc/value.pxi)."""
+
+def boundary_features(state: CoreState) -> list[list[float]]:
+    """The value features of every seat from the state's tallies."""
+
+def boundary_shares(state: CoreState, weights: Sequence[Sequence[float]]) -> list[float]:
+    """Each seat's chance of winning by the learned value with these weights (rows by rounds left)."""
+
 @disjoint_base
 class WorldSampler:
     """Draws determinized worlds for one observer; ValueError when no world fits."""
@@ -253,6 +262,8 @@ class SearchEngine:
         """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
     def set_own_epsilon(self, epsilon: float) -> None:
         """The searcher's own chance of a uniformly random playout move."""
+    def set_value(self, weights: Sequence[Sequence[float]]) -> None:
+        """Stop every playout at its round's end and read the learned value (rows by rounds left)."""
     def set_round_record(
         self, played_from: Sequence[Sequence[int]], voids: Sequence[Sequence[int]], plays: Sequence[tuple[int, int]]
     ) -> None:

@@ -73,6 +73,7 @@ from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
 from csl_ai.calibration import WinCalibration
 from csl_ai.policy import CARD_FEATURES, CardPolicy
+from csl_ai.value import VALUE_FEATURES
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation
 from csl_ai.heuristic import HeuristicAgent
@@ -89,6 +90,7 @@ AllocationOrder = Literal["heuristic", "playout", "mixed"]
 OpponentBeliefs = Literal["posterior", "fixed"]
 CardPolicyKind = Literal["rules", "learned"]
 PlayModel = Literal["card", "class", "fitted"]
+FutureValue = Literal["playout", "learned"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -347,6 +349,38 @@ class SearchConfig:
     card_weights: tuple[float, ...] | None = None
     """Weights of the learned card policy (csl_ai.policy.CARD_FEATURES order); None: the
     weights shipped in csl_ai/data/card_policy.json."""
+    future_value: FutureValue = "playout"
+    """How a playout judges the rounds after the one it is in: "playout" (deals them at
+    random and plays them out by the playout rules) or "learned" (stops at the end of its
+    round and reads the learned value of the tallies, csl_ai.value, with value_weights)."""
+    value_weights: tuple[tuple[tuple[float, ...], ...], ...] = (
+        (  # 2 players, by rounds left
+            (0.5936, 0.2329, 0.2181, 0.2122, 0.2147, -0.0639, 0.2351, -0.0405, 0.1151, 1.328),
+            (0.1487, 0.0758, 0.142, 0.0811, 0.0943, 0.0621, 0.0102, -0.1568, 0.1541, 0.7976),
+            (-0.3383, -0.1451, -0.0043, -0.0537, -0.0656, 0.0792, -0.4369, -0.1893, 0.1128, 0.456),
+        ),
+        (  # 3 players, by rounds left
+            (0.7462, 0.1749, -0.0002, 0.1912, 0.1192, 0.0886, 0.1603, -0.0041, 0.1741, 1.1298),
+            (0.584, 0.2115, 0.0675, 0.2047, 0.1568, 0.1154, 0.1619, -0.0132, 0.1525, 0.9513),
+            (0.4541, 0.1954, 0.0819, 0.1909, 0.1491, 0.1421, 0.1471, -0.0052, 0.124, 0.7441),
+            (0.3254, 0.1388, 0.0586, 0.1369, 0.1582, 0.1527, 0.0576, -0.0101, 0.0862, 0.6138),
+            (0.2558, 0.1122, 0.06, 0.0882, 0.1474, 0.2131, 0.0654, 0.015, -0.1161, 0.5681),
+        ),
+        (  # 4 players, by rounds left
+            (1.1264, 0.352, 0.0242, 0.3111, 0.2003, 0.1093, 0.2701, 0.0249, 0.1762, 1.233),
+            (0.9599, 0.3841, 0.11, 0.3022, 0.2968, 0.0973, 0.2879, 0.034, 0.1697, 1.0387),
+            (0.7055, 0.2946, 0.0673, 0.2368, 0.2788, 0.0952, 0.2139, -0.0029, 0.0666, 0.9695),
+        ),
+        (  # 5 players, by rounds left
+            (1.5686, 0.4187, -0.0001, 0.3251, 0.2248, 0.1224, 0.337, 0.0375, 0.1887, 1.3532),
+            (1.412, 0.5223, 0.1193, 0.3922, 0.3185, 0.0939, 0.3955, 0.0493, 0.1869, 1.3175),
+            (1.2772, 0.515, 0.1438, 0.3853, 0.3679, 0.0813, 0.4039, 0.0867, 0.1113, 1.1146),
+            (1.1283, 0.456, 0.1099, 0.35, 0.3822, 0.1314, 0.688, 0.0479, -0.0025, 0.6701),
+        ),
+    )
+    """Per player count 2..5, one row per rounds left (1 first) of the learned value's
+    weights (csl_ai.value.VALUE_FEATURES order), fitted to games of the tuning bots by
+    `python benchmarks/fit_value_model.py`."""
     bet_danger_centre: tuple[float, ...] = (1.0, 1.9, 2.2, 3.2)
     """Per player count 2..5: the hand danger (the rules' measure, weather_blue and
     weather_power) at which a sensible seat bets half the time, in bet inference. From a
@@ -426,6 +460,15 @@ class SearchConfig:
                 raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
         _check_weight_rows("split_weights", self.split_weights, 4)
         _check_weight_rows("play_weights", self.play_weights, len(CARD_FEATURES))
+        if self.future_value not in ("playout", "learned"):
+            raise SearchSettingsError(
+                f"future_value must be one of 'playout', 'learned', got {self.future_value!r}"
+            )
+        _check_value_weights(self.value_weights)
+        object.__setattr__(
+            self, "value_weights",
+            tuple(tuple(tuple(float(v) for v in row) for row in rows) for rows in self.value_weights),
+        )
         if self.win_calibration is not None and not isinstance(self.win_calibration, WinCalibration):
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
@@ -593,6 +636,27 @@ def _check_weight_rows(name: str, rows: object, width: int) -> None:
         raise SearchSettingsError(f"{name} must be 4 rows (2..5 players) of {width} finite numbers")
 
 
+def _check_value_weights(tables: object) -> None:
+    """SearchSettingsError unless tables is 4 tables (2..5 players), each 1..6 rows (by
+    rounds left) of len(VALUE_FEATURES) finite numbers."""
+    width = len(VALUE_FEATURES)
+    if (
+        not isinstance(tables, (tuple, list))
+        or len(tables) != 4
+        or any(not isinstance(rows, (tuple, list)) or not 1 <= len(rows) <= 6 for rows in tables)
+        or any(not isinstance(row, (tuple, list)) or len(row) != width for rows in tables for row in rows)
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for rows in tables
+            for row in rows
+            for v in row
+        )
+    ):
+        raise SearchSettingsError(
+            f"value_weights must be 4 tables (2..5 players) of 1 to 6 rows of {width} finite numbers"
+        )
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -726,6 +790,8 @@ def _engine(
     if config.playout == "rules" and config.card_policy == "learned":
         weights = config.card_weights if config.card_weights is not None else _shipped_weights()
         engine.set_card_policy(weights)
+    if config.future_value == "learned":
+        engine.set_value(config.value_weights[obs.players - 2])
     if config.playout == "rules" and config.own_epsilon_share != 1:
         engine.set_own_epsilon(config.playout_epsilon * config.own_epsilon_share)
     if config.playout == "rules":

@@ -370,6 +370,7 @@ def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, f
 include "sampler.pxi"
 include "search.pxi"
 include "learned.pxi"
+include "value.pxi"
 
 
 def rng_calibrate(long n_calls, uint64_t seed) -> int:

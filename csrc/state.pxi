@@ -369,42 +369,46 @@ cdef int state_play(State* st, int card) noexcept nogil:
 
 cdef void state_scores(const State* st, int32_t* out) noexcept nogil:
     """Per-seat score breakdown: out[seat * N_SCORE_COLS + column] (see ScoreColumn)."""
+    cdef int s
+    for s in range(st.cfg.n_players):
+        seat_points(st, s, out + s * N_SCORE_COLS)
+
+
+cdef void seat_points(const State* st, int s, int32_t* row) noexcept nogil:
+    """One seat's score breakdown (N_SCORE_COLS columns) from the tallies as they stand."""
     cdef int n = st.cfg.n_players
-    cdef int s, o, c, sp, le, t, base, rank
-    cdef int32_t* row
-    for s in range(n):
-        row = out + s * N_SCORE_COLS
-        c = st.elems[s][KIND_CANDY]
-        if st.cfg.side[KIND_CANDY] == SIDE_A:
-            row[COL_CANDY] = 0
-            for o in range(n):
-                if st.elems[o][KIND_CANDY] < c:
-                    row[COL_CANDY] += st.elems[o][KIND_CANDY]
-        else:
-            rank = 0
-            for o in range(n):
-                if st.elems[o][KIND_CANDY] > c and not _candy_seen_before(st, o, n):
-                    rank += 1
-            row[COL_CANDY] = CANDY_B_POINTS[rank]
-        sp = st.elems[s][KIND_SPIDER]
-        row[COL_SPIDER] = SPIDER_POINTS[st.cfg.side[KIND_SPIDER]][sp if sp < 6 else 6]
-        le = st.elems[s][KIND_LEOPARD]
-        row[COL_LEOPARD] = LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]][le if le < 7 else 7]
-        t = st.elems[s][KIND_STAR]
-        base = row[COL_CANDY] + row[COL_SPIDER] + row[COL_LEOPARD]
-        row[COL_STAR] = 0
-        if st.cfg.side[KIND_STAR] == SIDE_A:
-            if t == 2:
-                row[COL_STAR] = -5
-            elif t >= 3:
-                row[COL_STAR] = 2 * base if st.cfg.star_a_mode == STAR_A_TWICE else base
-        else:
-            if t == 2:
-                row[COL_STAR] = -10
-        row[COL_WEATHER] = GOOD_WEATHER_POINTS * st.good_weather[s]
-        row[COL_FACEDOWN] = FACEDOWN_POINTS * st.facedown_cards[s]
-        row[COL_TOTAL] = (row[COL_CANDY] + row[COL_SPIDER] + row[COL_LEOPARD] + row[COL_STAR]
-                          + row[COL_WEATHER] + row[COL_FACEDOWN])
+    cdef int o, c, sp, le, t, base, rank
+    c = st.elems[s][KIND_CANDY]
+    if st.cfg.side[KIND_CANDY] == SIDE_A:
+        row[COL_CANDY] = 0
+        for o in range(n):
+            if st.elems[o][KIND_CANDY] < c:
+                row[COL_CANDY] += st.elems[o][KIND_CANDY]
+    else:
+        rank = 0
+        for o in range(n):
+            if st.elems[o][KIND_CANDY] > c and not _candy_seen_before(st, o, n):
+                rank += 1
+        row[COL_CANDY] = CANDY_B_POINTS[rank]
+    sp = st.elems[s][KIND_SPIDER]
+    row[COL_SPIDER] = SPIDER_POINTS[st.cfg.side[KIND_SPIDER]][sp if sp < 6 else 6]
+    le = st.elems[s][KIND_LEOPARD]
+    row[COL_LEOPARD] = LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]][le if le < 7 else 7]
+    t = st.elems[s][KIND_STAR]
+    base = row[COL_CANDY] + row[COL_SPIDER] + row[COL_LEOPARD]
+    row[COL_STAR] = 0
+    if st.cfg.side[KIND_STAR] == SIDE_A:
+        if t == 2:
+            row[COL_STAR] = -5
+        elif t >= 3:
+            row[COL_STAR] = 2 * base if st.cfg.star_a_mode == STAR_A_TWICE else base
+    else:
+        if t == 2:
+            row[COL_STAR] = -10
+    row[COL_WEATHER] = GOOD_WEATHER_POINTS * st.good_weather[s]
+    row[COL_FACEDOWN] = FACEDOWN_POINTS * st.facedown_cards[s]
+    row[COL_TOTAL] = (row[COL_CANDY] + row[COL_SPIDER] + row[COL_LEOPARD] + row[COL_STAR]
+                      + row[COL_WEATHER] + row[COL_FACEDOWN])
 
 
 cdef inline bint _candy_seen_before(const State* st, int o, int n) noexcept nogil:

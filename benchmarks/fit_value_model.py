@@ -1,0 +1,110 @@
+"""Fit the learned value of a round boundary (csl_ai.value) to games of sensible players.
+
+Plays GAMES games per player count with every seat drawn from the tuning bots (heuristic
+and zoo:cautious; the other zoo bots stay held out), half of them on the default scoring
+and half on random sides and star option, keeps every seat's value features at the start
+of each round after the first with the seats' final win shares, and fits one softmax per
+player count and rounds left. Prints, per fit, the held-out cross-entropy (the last fifth
+of the games) against a uniform guess and a fit on the points alone, then the weights in
+the shape of SearchConfig.value_weights.
+
+Run: python benchmarks/fit_value_model.py [--games 20000] [--players 2 3 4 5] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from csl_ai.agents import make_agent  # noqa: E402
+from csl_ai.game import Game  # noqa: E402
+from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
+from csl_ai.value import VALUE_FEATURES, boundary_features, fit_value, log_loss  # noqa: E402
+
+TUNING_BOTS = ("heuristic", "zoo:cautious")
+
+
+def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """One game: (rounds left, features (seats, F), final shares) at each later round's start."""
+    players, seed = task
+    rng = random.Random(seed)
+    if seed % 2:
+        sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
+        star = rng.choice(tuple(StarOption))
+        rules = RulesConfig(players=players, sides=sides, star_option=star)  # type: ignore[arg-type]
+    else:
+        rules = RulesConfig(players=players)
+    game = Game(rules, seed=seed)
+    agents = [make_agent(rng.choice(TUNING_BOTS), rng.getrandbits(62)) for _ in range(players)]
+    rows: list[tuple[int, np.ndarray]] = []
+    seen = 0
+    while not game.is_over:
+        if game.round != seen:
+            seen = game.round
+            rows.append((game.core.n_rounds - seen, boundary_features(game.core)))
+        seat = game.to_move
+        game.apply(agents[seat].act(game.observation(seat)), seat)
+    result = game.result()
+    shares = np.array([result.win_share(s) for s in range(players)])
+    return [(left, f, shares) for left, f in rows]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--l2", type=float, default=1e-3)
+    args = parser.parse_args()
+    table = []
+    for players in args.players:
+        started = time.time()
+        tasks = [(players, args.seed * 10_000_000 + players * 1_000_000 + g) for g in range(args.games)]
+        with multiprocessing.Pool(args.workers) as pool:
+            games = pool.map(play, tasks, chunksize=64)
+        held = int(len(games) * 0.8)
+        by_left: dict[int, dict[str, list]] = {}
+        for index, rows in enumerate(games):
+            part = "fit" if index < held else "test"
+            for left, f, shares in rows:
+                slot = by_left.setdefault(left, {"fit": [], "test": []})
+                slot[part].append((f, shares))
+        print(f"{players} players: {args.games} games in {time.time() - started:.0f} s")
+        weights = []
+        for left in sorted(by_left):
+            fit_f = np.stack([f for f, _ in by_left[left]["fit"]])
+            fit_y = np.stack([y for _, y in by_left[left]["fit"]])
+            test_f = np.stack([f for f, _ in by_left[left]["test"]])
+            test_y = np.stack([y for _, y in by_left[left]["test"]])
+            w = fit_value(fit_f, fit_y, args.l2)
+            points = fit_value(fit_f[:, :, :1], fit_y, args.l2)
+            uniform = float(np.log(players))
+            print(
+                f"  {left} rounds left: {len(fit_f)} fit / {len(test_f)} held out; held-out nats: "
+                f"uniform {uniform:.4f}, points {log_loss(test_f[:, :, :1], test_y, points):.4f}, "
+                f"value {log_loss(test_f, test_y, w):.4f}"
+            )
+            weights.append(tuple(round(float(x), 4) for x in w))
+        table.append((players, weights))
+    print("features:", ", ".join(VALUE_FEATURES))
+    print("value_weights = (")
+    for players, weights in table:
+        print(f"    (  # {players} players, by rounds left")
+        for w in weights:
+            print(f"        {w},")
+        print("    ),")
+    print(")")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

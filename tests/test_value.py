@@ -1,0 +1,160 @@
+"""The learned value of a round boundary: its features, its shares, its fit, its use in search."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from csl_ai import _core
+from csl_ai.agents import make_agent
+from csl_ai.game import Game
+from csl_ai.rules import Kind, RulesConfig, Side, StarOption
+from csl_ai.scoring import score_tallies
+from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, _engine, search
+from csl_ai.value import VALUE_FEATURES, boundary_features, boundary_shares, fit_value, log_loss, softmax_rows
+
+GAIN_COLUMNS = {
+    "leopard_1": (Kind.LEOPARD, 1), "leopard_2": (Kind.LEOPARD, 2), "spider_1": (Kind.SPIDER, 1),
+    "spider_2": (Kind.SPIDER, 2), "candy_1": (Kind.CANDY, 1), "candy_2": (Kind.CANDY, 2),
+    "star_1": (Kind.STAR, 1),
+}
+
+
+def game_at_round(rules: RulesConfig, seed: int, round_index: int) -> Game:
+    """A game of random bots stopped at the first decision of round round_index."""
+    game = Game(rules, seed=seed)
+    agents = [make_agent("random", seed * 10 + s) for s in range(rules.players)]
+    while game.round < round_index:
+        seat = game.to_move
+        game.apply(agents[seat].act(game.observation(seat)), seat)
+    return game
+
+
+def total(rules: RulesConfig, core: _core.CoreState, elements: list[list[int]], seat: int) -> int:
+    result = score_tallies(
+        rules, elements, core.faceup_cards, core.facedown_cards, core.good_weather
+    )
+    return result.scores[seat].total
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_features_are_the_scoring_rules_gains(seed: int) -> None:
+    rng = random.Random(seed)
+    players = rng.choice((2, 3, 4, 5))
+    sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
+    rules = RulesConfig(players=players, sides=sides, star_option=rng.choice(tuple(StarOption)))  # type: ignore[arg-type]
+    game = game_at_round(rules, seed, rng.randrange(1, rules.spec.rounds))
+    core = game.core
+    features = boundary_features(core)
+    elements = [list(row) for row in core.elements]
+    assert features.shape == (players, len(VALUE_FEATURES))
+    for seat in range(players):
+        now = total(rules, core, elements, seat)
+        assert features[seat, VALUE_FEATURES.index("points")] == pytest.approx(now / 10)
+        for name, (kind, more) in GAIN_COLUMNS.items():
+            bigger = [row[:] for row in elements]
+            bigger[seat][kind] += more
+            # score_tallies refuses impossible tallies; the gain is the scoring table's all the same
+            try:
+                gained = total(rules, core, bigger, seat) - now
+            except Exception:
+                continue
+            assert features[seat, VALUE_FEATURES.index(name)] == pytest.approx(gained / 10), name
+        others_star = any(elements[o][Kind.STAR] > 0 for o in range(players) if o != seat)
+        star = features[seat, VALUE_FEATURES.index("star_1")]
+        assert features[seat, VALUE_FEATURES.index("star_open")] == (0.0 if others_star else star)
+
+
+def test_a_leopard_short_of_the_top_count_is_worth_thirty_points() -> None:
+    rules = RulesConfig(players=4)
+    core = game_at_round(rules, 3, 1).core
+    elements = [list(row) for row in core.elements]
+    features = boundary_features(core)
+    for seat in range(4):
+        if elements[seat][Kind.LEOPARD] == 5:
+            assert features[seat, VALUE_FEATURES.index("leopard_1")] == 3.0
+            assert features[seat, VALUE_FEATURES.index("leopard_2")] == 0.0
+    # side A: 0 leopards -> 1 is worth nothing, 2 are worth 10
+    for seat in range(4):
+        if elements[seat][Kind.LEOPARD] == 0:
+            assert features[seat, VALUE_FEATURES.index("leopard_1")] == 0.0
+            assert features[seat, VALUE_FEATURES.index("leopard_2")] == 1.0
+
+
+def test_shares_are_a_softmax_of_the_weighted_features() -> None:
+    rules = RulesConfig(players=4)
+    for seed in range(6):
+        core = game_at_round(rules, seed, 2).core
+        rng = np.random.default_rng(seed)
+        weights = rng.normal(size=(3, len(VALUE_FEATURES)))
+        shares = boundary_shares(core, weights.tolist())
+        left = rules.spec.rounds - core.round
+        expected = softmax_rows(boundary_features(core)[None], weights[left - 1])[0]
+        assert shares == pytest.approx(expected.tolist())
+        assert sum(shares) == pytest.approx(1.0)
+
+
+def test_an_outright_winner_has_the_whole_share() -> None:
+    rules = RulesConfig(players=4, sides=(Side.A, Side.A, Side.A, Side.B))
+    for seed in range(400):
+        core = game_at_round(rules, seed, 3).core
+        holder = [s for s in range(4) if core.elements[s][Kind.STAR] == 3]
+        if holder:
+            shares = boundary_shares(core, [[0.0] * len(VALUE_FEATURES)])
+            assert shares == [1.0 if s == holder[0] else 0.0 for s in range(4)]
+            return
+    pytest.skip("no three-star game among the seeds")
+
+
+def test_fit_recovers_the_weights_that_drew_the_outcomes() -> None:
+    rng = np.random.default_rng(5)
+    truth = np.array([1.5, -0.7, 0.3])
+    features = rng.normal(size=(20_000, 4, 3))
+    p = softmax_rows(features, truth)
+    winners = (p.cumsum(axis=1) > rng.random((20_000, 1))).argmax(axis=1)
+    shares = np.eye(4)[winners]
+    fitted = fit_value(features, shares, l2=1e-6)
+    assert np.abs(fitted - truth).max() < 0.08
+    assert log_loss(features, shares, fitted) < log_loss(features, shares, np.zeros(3))
+
+
+def test_playouts_stop_at_the_round_end_with_the_learned_value() -> None:
+    rules = RulesConfig(players=4)
+    game = game_at_round(rules, 7, 0)
+    obs = game.observation(game.to_move)
+    config = SearchConfig(future_value="learned")
+    engine = _engine(obs, config)
+    worlds = engine.draw_worlds(1, 3)
+    _, events = engine.playout_trace(worlds[0], 11)
+    assert not any(e[0] == "deal" for e in events)
+    plain = _engine(obs, SearchConfig())
+    _, events = plain.playout_trace(worlds[0], 11)
+    assert sum(e[0] == "deal" for e in events) == rules.spec.rounds - 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_search_with_the_learned_value_is_legal_and_reproducible(players: int) -> None:
+    game = Game(RulesConfig(players=players), seed=players)
+    agents = [make_agent("heuristic", s) for s in range(players)]
+    config = SearchConfig(future_value="learned")
+    decisions = 0
+    while not game.is_over and decisions < 12:
+        seat = game.to_move
+        obs = game.observation(seat)
+        limit = SearchLimit(iterations=300, seed=decisions)
+        first = search(obs, limit, config)
+        assert game.is_legal(first.best_move, seat)
+        assert search(obs, limit, config).best_move == first.best_move
+        game.apply(agents[seat].act(obs), seat)
+        decisions += 1
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [(), ((),) * 4, (((0.0,) * 9,),) * 4, (((float("nan"),) * 10,),) * 4, ((((0.0,) * 10),) * 7,) * 4],
+)
+def test_malformed_value_weights_are_refused(weights: object) -> None:
+    with pytest.raises(SearchSettingsError, match="value_weights"):
+        SearchConfig(value_weights=weights)  # type: ignore[arg-type]
