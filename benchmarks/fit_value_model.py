@@ -5,8 +5,9 @@ and zoo:cautious; the other zoo bots stay held out), half of them on the default
 and half on random sides and star option, keeps every seat's value features at the start
 of each round after the first with the seats' final win shares, and fits one softmax per
 player count and rounds left. Prints, per fit, the held-out cross-entropy (the last fifth
-of the games) against a uniform guess and a fit on the points alone, then the weights in
-the shape of SearchConfig.value_weights.
+of the games) against a uniform guess and a fit on the points alone, then the final
+points' error of the points line against the points now plus their mean gain, then the
+weights in the shape of SearchConfig.value_weights and value_points_weights.
 
 Run: python benchmarks/fit_value_model.py [--games 20000] [--players 2 3 4 5] [--workers 2]
 """
@@ -27,13 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import make_agent  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
-from csl_ai.value import VALUE_FEATURES, boundary_features, fit_value, log_loss  # noqa: E402
+from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
 TUNING_BOTS = ("heuristic", "zoo:cautious")
 
 
-def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """One game: (rounds left, features (seats, F), final shares) at each later round's start."""
+def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """One game: (rounds left, features (seats, F), final shares, final points) at each
+    later round's start."""
     players, seed = task
     rng = random.Random(seed)
     if seed % 2:
@@ -54,7 +56,8 @@ def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray]]:
         game.apply(agents[seat].act(game.observation(seat)), seat)
     result = game.result()
     shares = np.array([result.win_share(s) for s in range(players)])
-    return [(left, f, shares) for left, f in rows]
+    points = np.array([float(line.total) for line in result.scores])
+    return [(left, f, shares, points) for left, f in rows]
 
 
 def main() -> int:
@@ -75,34 +78,39 @@ def main() -> int:
         by_left: dict[int, dict[str, list]] = {}
         for index, rows in enumerate(games):
             part = "fit" if index < held else "test"
-            for left, f, shares in rows:
+            for left, f, shares, points in rows:
                 slot = by_left.setdefault(left, {"fit": [], "test": []})
-                slot[part].append((f, shares))
+                slot[part].append((f, shares, points))
         print(f"{players} players: {args.games} games in {time.time() - started:.0f} s")
-        weights = []
+        weights, points_weights = [], []
         for left in sorted(by_left):
-            fit_f = np.stack([f for f, _ in by_left[left]["fit"]])
-            fit_y = np.stack([y for _, y in by_left[left]["fit"]])
-            test_f = np.stack([f for f, _ in by_left[left]["test"]])
-            test_y = np.stack([y for _, y in by_left[left]["test"]])
+            fit_f, fit_y, fit_p = (np.stack(column) for column in zip(*by_left[left]["fit"]))
+            test_f, test_y, test_p = (np.stack(column) for column in zip(*by_left[left]["test"]))
             w = fit_value(fit_f, fit_y, args.l2)
+            pw = fit_points(fit_f, fit_p, args.l2)
+            now = test_f[:, :, 0] * 10
+            drift = float(np.mean(fit_p - fit_f[:, :, 0] * 10))
             points = fit_value(fit_f[:, :, :1], fit_y, args.l2)
             uniform = float(np.log(players))
             print(
                 f"  {left} rounds left: {len(fit_f)} fit / {len(test_f)} held out; held-out nats: "
                 f"uniform {uniform:.4f}, points {log_loss(test_f[:, :, :1], test_y, points):.4f}, "
-                f"value {log_loss(test_f, test_y, w):.4f}"
+                f"value {log_loss(test_f, test_y, w):.4f}; final points' held-out RMSE: "
+                f"points now + mean gain {float(np.sqrt(np.mean((now + drift - test_p) ** 2))):.2f}, "
+                f"value {points_rmse(test_f, test_p, pw):.2f}"
             )
             weights.append(tuple(round(float(x), 4) for x in w))
-        table.append((players, weights))
+            points_weights.append(tuple(round(float(x), 3) for x in pw))
+        table.append((players, weights, points_weights))
     print("features:", ", ".join(VALUE_FEATURES))
-    print("value_weights = (")
-    for players, weights in table:
-        print(f"    (  # {players} players, by rounds left")
-        for w in weights:
-            print(f"        {w},")
-        print("    ),")
-    print(")")
+    for name, column in (("value_weights", 1), ("value_points_weights", 2)):
+        print(f"{name} = (")
+        for row in table:
+            print(f"    (  # {row[0]} players, by rounds left")
+            for w in row[column]:
+                print(f"        {w},")
+            print("    ),")
+        print(")")
     return 0
 
 

@@ -185,8 +185,10 @@ VALUE_FEATURES: tuple[str, ...]
 def boundary_features(state: CoreState) -> list[list[float]]:
     """The value features of every seat from the state's tallies."""
 
-def boundary_shares(state: CoreState, weights: Sequence[Sequence[float]]) -> list[float]:
-    """Each seat's chance of winning by the learned value with these weights (rows by rounds left)."""
+def boundary_value(
+    state: CoreState, weights: Sequence[Sequence[float]], points_weights: Sequence[Sequence[float]]
+) -> tuple[list[float], list[float]]:
+    """(chance of winning, expected final points) of every seat by the learned value."""
 
 @disjoint_base
 class WorldSampler:
@@ -262,8 +264,10 @@ class SearchEngine:
         """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
     def set_own_epsilon(self, epsilon: float) -> None:
         """The searcher's own chance of a uniformly random playout move."""
-    def set_value(self, weights: Sequence[Sequence[float]]) -> None:
-        """Stop every playout at its round's end and read the learned value (rows by rounds left)."""
+    def set_value(
+        self, weights: Sequence[Sequence[float]], points_weights: Sequence[Sequence[float]], horizon: int
+    ) -> None:
+        """Stop playouts at a round's end once at most horizon rounds remain; read the learned value."""
     def set_round_record(
         self, played_from: Sequence[Sequence[int]], voids: Sequence[Sequence[int]], plays: Sequence[tuple[int, int]]
     ) -> None:

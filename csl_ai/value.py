@@ -4,10 +4,12 @@ After a finished round, with more rounds to come, each seat gets a score, the do
 of per-rounds-left weights with a few features of its tallies (`VALUE_FEATURES`, computed in
 C: csrc/value.pxi), and the value gives seat s the chance softmax(score)_s of winning. The
 weights minimise the cross-entropy of that softmax to the realised win shares of finished
-games (a convex problem, solved by Newton's method with a small L2 penalty), one fit per
+games (a convex problem, solved by Newton's method with a small L2 penalty), and a line
+from the same features to the final points gives the expected points, one fit per
 player count and rounds left (benchmarks/fit_value_model.py plays the games and prints the
-weights that `SearchConfig.value_weights` holds). With `SearchConfig.future_value =
-"learned"` the search's playouts stop at the end of their round and read this value.
+weights that `SearchConfig.value_weights` holds). Where `SearchConfig.value_horizon`
+is set, the search's playouts stop at a round's end once at most that many rounds remain
+and read this value.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ def boundary_features(state: _core.CoreState) -> np.ndarray:
     return np.asarray(_core.boundary_features(state), dtype=float)
 
 
-def boundary_shares(state: _core.CoreState, weights: Sequence[Sequence[float]]) -> list[float]:
-    """Each seat's chance of winning by the value with `weights` (rows by rounds left, 1
-    first), as the search reads it at a round boundary."""
-    return _core.boundary_shares(state, weights)
+def boundary_value(
+    state: _core.CoreState, weights: Sequence[Sequence[float]], points_weights: Sequence[Sequence[float]]
+) -> tuple[list[float], list[float]]:
+    """(each seat's chance of winning, its expected final points) by the value with
+    `weights` and `points_weights` (rows by rounds left, 1 first; the points rows start
+    with an intercept), as the search reads it at a round boundary."""
+    return _core.boundary_value(state, weights, points_weights)
 
 
 def softmax_rows(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -46,6 +51,24 @@ def log_loss(features: np.ndarray, shares: np.ndarray, weights: np.ndarray) -> f
     """Mean cross-entropy (nats a position) of the value's chances to the realised shares."""
     p = softmax_rows(features, weights)
     return float(-(shares * np.log(np.maximum(p, 1e-12))).sum(axis=1).mean())
+
+
+def fit_points(features: np.ndarray, points: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+    """Intercept and weights of the least-squares (ridge l2 on the weights) line from a
+    seat's features to its final points; features (positions, seats, F), points (positions,
+    seats)."""
+    x = np.asarray(features, dtype=float).reshape(-1, np.shape(features)[-1])
+    x = np.hstack([np.ones((len(x), 1)), x])
+    y = np.asarray(points, dtype=float).reshape(-1)
+    ridge = l2 * len(x) * np.eye(x.shape[1])
+    ridge[0, 0] = 0.0
+    return np.linalg.solve(x.T @ x + ridge, x.T @ y)
+
+
+def points_rmse(features: np.ndarray, points: np.ndarray, weights: np.ndarray) -> float:
+    """Root mean squared error (points) of fit_points' line."""
+    predicted = weights[0] + np.asarray(features) @ weights[1:]
+    return float(np.sqrt(np.mean((predicted - np.asarray(points)) ** 2)))
 
 
 def fit_value(features: np.ndarray, shares: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:

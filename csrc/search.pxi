@@ -131,7 +131,8 @@ ctypedef struct Policy:
     uint64_t deck_s     # the rain cards in use, in strength order
     int32_t learned     # 1: cards by the learned softmax (learned.pxi) instead of choose_pos
     double card_w[N_CARD_FEATURES]
-    int32_t value_on    # 1: a playout stops at its round's end, the learned value standing for the rest
+    int32_t value_horizon  # a playout stops at a round's end once at most this many rounds remain
+                           # (the learned value stands for them); 0: it plays to the game's end
 
 
 ctypedef struct SearchSpec:
@@ -181,6 +182,7 @@ ctypedef struct SearchSpec:
     int32_t pool_n          # 0: worlds straight from the sampler; else drawn from the pool
     State* pool             # pool_n worlds, the others' splits drawn by the allocation model
     double value_w[MAX_VALUE_ROUNDS][N_VALUE_FEATURES]  # the learned value (value.pxi), by rounds left
+    double value_pts_w[MAX_VALUE_ROUNDS][N_VALUE_FEATURES + 1]  # its expected final points
 
 
 ctypedef struct RootStat:
@@ -308,7 +310,7 @@ cdef void policy_init(Policy* pp, const Config* cfg, int rules, double epsilon,
     pp.rules = rules
     pp.epsilon = epsilon
     pp.learned = 0
-    pp.value_on = 0
+    pp.value_horizon = 0
     for c in range(N_CARD_FEATURES):
         pp.card_w[c] = 0.0
     for c in range(MAX_PLAYERS):
@@ -806,9 +808,9 @@ cdef void rollout(const Policy* pp, State* st, Rng* rng, Trace* tr) noexcept nog
             for g in range(st.cfg.n_groups):
                 P[s][g] = to_strength(st.pile[s][g]) if g >= st.group else 0
         fast_tricks(pp, st, P, st.group, st.line_pos, st.leader, rng, tr)
-    if pp.value_on:
-        return
     while st.phase == PHASE_DEAL:
+        if st.cfg.n_rounds - st.round <= pp.value_horizon:
+            return
         fast_round(pp, st, P, rng, tr)
 
 
@@ -819,20 +821,19 @@ cdef inline void playout(const SearchSpec* sp, State* st, Rng* rng) noexcept nog
 cdef void outcome(const SearchSpec* sp, const State* st, double* u, double* share, double* pts) noexcept nogil:
     """Utility per seat: win share (1/k for a k-way shared win) plus a small clamped margin
     over the best other seat, or points / points_scale. A playout stopped at a round's end
-    (Policy.value_on) takes the learned value's shares and the points as they stand."""
+    (Policy.value_horizon) takes the learned value's shares and expected final points."""
     cdef int32_t sc[MAX_PLAYERS * N_SCORE_COLS]
     cdef int s, o, n = st.cfg.n_players, winners, k
     cdef double best, d
-    state_scores(st, sc)
     if st.phase == PHASE_OVER:
+        state_scores(st, sc)
         winners = state_winners(st, sc)
         k = popcount(winners)
         for s in range(n):
             share[s] = ((winners >> s) & 1) / <double>k
+            pts[s] = sc[s * N_SCORE_COLS + COL_TOTAL]
     else:
-        value_shares(sp.value_w, st, share)
-    for s in range(n):
-        pts[s] = sc[s * N_SCORE_COLS + COL_TOTAL]
+        value_estimate(sp.value_w, sp.value_pts_w, st, share, pts)
     for s in range(n):
         if sp.utility == UTIL_POINTS:
             u[s] = pts[s] / sp.points_scale
@@ -1664,12 +1665,16 @@ cdef class SearchEngine:
             self.sp.policy.card_w[k] = values[k]
         self.sp.policy.learned = 1
 
-    def set_value(self, weights):
-        """Stop every playout at the end of its round and judge the rounds after it by the
-        learned value (value.pxi) with these weights: one row of N_VALUE_FEATURES per rounds
-        left, 1 first (rows past the last repeat it)."""
-        _value_table(weights, self.sp.value_w)
-        self.sp.policy.value_on = 1
+    def set_value(self, weights, points_weights, int horizon):
+        """Stop a playout at a round's end once at most `horizon` rounds remain and judge
+        them by the learned value (value.pxi): weights, one row of N_VALUE_FEATURES per
+        rounds left (1 first; rows past the last repeat it), and points_weights, the same
+        rows with an intercept first, for the expected final points."""
+        if horizon < 0:
+            raise ValueError(f"the value's horizon must be >= 0, got {horizon!r}")
+        _value_table(weights, N_VALUE_FEATURES, &self.sp.value_w[0][0])
+        _value_table(points_weights, N_VALUE_FEATURES + 1, &self.sp.value_pts_w[0][0])
+        self.sp.policy.value_horizon = horizon
 
     def set_own_epsilon(self, double epsilon):
         """The searcher's own chance of a uniformly random move in the playouts (by default

@@ -56,18 +56,15 @@ cdef void value_features(const State* st, double (*f)[N_VALUE_FEATURES]) noexcep
                           and not others_star) else 0.0
 
 
-cdef void value_shares(const double (*w)[N_VALUE_FEATURES], const State* st, double* share) noexcept nogil:
-    """Each seat's chance of winning from a round boundary (st.round rounds finished, more to
-    come) under the weights w[rounds left - 1]; a seat already holding an outright win has it."""
+cdef void value_estimate(const double (*w)[N_VALUE_FEATURES], const double (*pw)[N_VALUE_FEATURES + 1],
+                         const State* st, double* share, double* pts) noexcept nogil:
+    """Each seat's chance of winning and expected final points from a round boundary
+    (st.round rounds finished, more to come), under the weights w and points weights pw
+    (intercept first), both by rounds left - 1; a seat already holding an outright win has it."""
     cdef double f[MAX_PLAYERS][N_VALUE_FEATURES]
     cdef double z[MAX_PLAYERS]
-    cdef int s, i, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round
+    cdef int s, i, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round, outright
     cdef double top = -1e300, total = 0.0
-    s = star_b_outright(st)
-    if s >= 0:
-        for i in range(n):
-            share[i] = 1.0 if i == s else 0.0
-        return
     if left < 1:
         left = 1
     elif left > MAX_VALUE_ROUNDS:
@@ -75,10 +72,17 @@ cdef void value_shares(const double (*w)[N_VALUE_FEATURES], const State* st, dou
     value_features(st, f)
     for s in range(n):
         z[s] = 0.0
+        pts[s] = pw[left - 1][0]
         for i in range(N_VALUE_FEATURES):
             z[s] += w[left - 1][i] * f[s][i]
+            pts[s] += pw[left - 1][i + 1] * f[s][i]
         if z[s] > top:
             top = z[s]
+    outright = star_b_outright(st)
+    if outright >= 0:
+        for s in range(n):
+            share[s] = 1.0 if s == outright else 0.0
+        return
     for s in range(n):
         z[s] = exp(z[s] - top)
         total += z[s]
@@ -94,24 +98,30 @@ def boundary_features(CoreState state):
     return [[f[s][i] for i in range(N_VALUE_FEATURES)] for s in range(state.st.cfg.n_players)]
 
 
-def boundary_shares(CoreState state, weights):
-    """Each seat's chance of winning by the learned value with these weights (one row of
-    N_VALUE_FEATURES per rounds left, 1 first), as the search reads it at a round boundary."""
+def boundary_value(CoreState state, weights, points_weights):
+    """(each seat's chance of winning, each seat's expected final points) by the learned
+    value with these weights (rows of N_VALUE_FEATURES, and of 1 + N_VALUE_FEATURES with the
+    intercept first, by rounds left, 1 first), as the search reads it at a round boundary."""
     cdef double w[MAX_VALUE_ROUNDS][N_VALUE_FEATURES]
+    cdef double pw[MAX_VALUE_ROUNDS][N_VALUE_FEATURES + 1]
     cdef double share[MAX_PLAYERS]
-    _value_table(weights, w)
-    value_shares(w, &state.st, share)
-    return [share[s] for s in range(state.st.cfg.n_players)]
+    cdef double pts[MAX_PLAYERS]
+    _value_table(weights, N_VALUE_FEATURES, &w[0][0])
+    _value_table(points_weights, N_VALUE_FEATURES + 1, &pw[0][0])
+    value_estimate(w, pw, &state.st, share, pts)
+    n = state.st.cfg.n_players
+    return [share[s] for s in range(n)], [pts[s] for s in range(n)]
 
 
-cdef _value_table(weights, double (*w)[N_VALUE_FEATURES]):
-    """Copy per-rounds-left weight rows into w; rows past the last repeat it."""
+cdef _value_table(weights, int width, double* out):
+    """Copy per-rounds-left weight rows of `width` into out (MAX_VALUE_ROUNDS rows); rows
+    past the last repeat it."""
     rows = [[float(v) for v in row] for row in weights]
-    if not rows or len(rows) > MAX_VALUE_ROUNDS or any(len(r) != N_VALUE_FEATURES for r in rows):
-        raise ValueError(f"the value needs 1 to {MAX_VALUE_ROUNDS} rows of {N_VALUE_FEATURES} weights")
+    if not rows or len(rows) > MAX_VALUE_ROUNDS or any(len(r) != width for r in rows):
+        raise ValueError(f"the value needs 1 to {MAX_VALUE_ROUNDS} rows of {width} weights")
     if not all(v == v and abs(v) < 1e6 for r in rows for v in r):
         raise ValueError("the value's weights must be finite")
     for r in range(MAX_VALUE_ROUNDS):
         row = rows[r if r < len(rows) else len(rows) - 1]
-        for i in range(N_VALUE_FEATURES):
-            w[r][i] = row[i]
+        for i in range(width):
+            out[r * width + i] = row[i]

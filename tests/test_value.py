@@ -13,7 +13,9 @@ from csl_ai.game import Game
 from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.scoring import score_tallies
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, _engine, search
-from csl_ai.value import VALUE_FEATURES, boundary_features, boundary_shares, fit_value, log_loss, softmax_rows
+from csl_ai.value import (
+    VALUE_FEATURES, boundary_features, boundary_value, fit_points, fit_value, log_loss, points_rmse, softmax_rows,
+)
 
 GAIN_COLUMNS = {
     "leopard_1": (Kind.LEOPARD, 1), "leopard_2": (Kind.LEOPARD, 2), "spider_1": (Kind.SPIDER, 1),
@@ -83,17 +85,21 @@ def test_a_leopard_short_of_the_top_count_is_worth_thirty_points() -> None:
             assert features[seat, VALUE_FEATURES.index("leopard_2")] == 1.0
 
 
-def test_shares_are_a_softmax_of_the_weighted_features() -> None:
+def test_shares_are_a_softmax_and_points_a_line_of_the_features() -> None:
     rules = RulesConfig(players=4)
     for seed in range(6):
         core = game_at_round(rules, seed, 2).core
         rng = np.random.default_rng(seed)
         weights = rng.normal(size=(3, len(VALUE_FEATURES)))
-        shares = boundary_shares(core, weights.tolist())
+        points_weights = rng.normal(size=(3, len(VALUE_FEATURES) + 1))
+        shares, points = boundary_value(core, weights.tolist(), points_weights.tolist())
         left = rules.spec.rounds - core.round
-        expected = softmax_rows(boundary_features(core)[None], weights[left - 1])[0]
+        features = boundary_features(core)
+        expected = softmax_rows(features[None], weights[left - 1])[0]
         assert shares == pytest.approx(expected.tolist())
         assert sum(shares) == pytest.approx(1.0)
+        line = points_weights[left - 1]
+        assert points == pytest.approx((line[0] + features @ line[1:]).tolist())
 
 
 def test_an_outright_winner_has_the_whole_share() -> None:
@@ -102,7 +108,7 @@ def test_an_outright_winner_has_the_whole_share() -> None:
         core = game_at_round(rules, seed, 3).core
         holder = [s for s in range(4) if core.elements[s][Kind.STAR] == 3]
         if holder:
-            shares = boundary_shares(core, [[0.0] * len(VALUE_FEATURES)])
+            shares, _ = boundary_value(core, [[0.0] * len(VALUE_FEATURES)], [[0.0] * (len(VALUE_FEATURES) + 1)])
             assert shares == [1.0 if s == holder[0] else 0.0 for s in range(4)]
             return
     pytest.skip("no three-star game among the seeds")
@@ -120,25 +126,37 @@ def test_fit_recovers_the_weights_that_drew_the_outcomes() -> None:
     assert log_loss(features, shares, fitted) < log_loss(features, shares, np.zeros(3))
 
 
+def test_points_line_recovers_intercept_and_weights() -> None:
+    rng = np.random.default_rng(2)
+    features = rng.normal(size=(5_000, 3, 2))
+    points = 20 + features @ np.array([3.0, -1.0]) + rng.normal(scale=0.5, size=(5_000, 3))
+    fitted = fit_points(features, points, l2=0.0)
+    assert fitted == pytest.approx([20.0, 3.0, -1.0], abs=0.05)
+    assert points_rmse(features, points, fitted) == pytest.approx(0.5, abs=0.05)
+
+
 def test_playouts_stop_at_the_round_end_with_the_learned_value() -> None:
     rules = RulesConfig(players=4)
     game = game_at_round(rules, 7, 0)
     obs = game.observation(game.to_move)
-    config = SearchConfig(future_value="learned")
+    config = SearchConfig(value_horizon=(3, 5, 3, 4))
     engine = _engine(obs, config)
     worlds = engine.draw_worlds(1, 3)
     _, events = engine.playout_trace(worlds[0], 11)
     assert not any(e[0] == "deal" for e in events)
-    plain = _engine(obs, SearchConfig())
+    plain = _engine(obs, SearchConfig(value_horizon=(0, 0, 0, 0)))
     _, events = plain.playout_trace(worlds[0], 11)
     assert sum(e[0] == "deal" for e in events) == rules.spec.rounds - 1
+    halfway = _engine(obs, SearchConfig(value_horizon=(0, 0, 1, 0)))
+    _, events = halfway.playout_trace(worlds[0], 11)
+    assert sum(e[0] == "deal" for e in events) == rules.spec.rounds - 2
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_search_with_the_learned_value_is_legal_and_reproducible(players: int) -> None:
     game = Game(RulesConfig(players=players), seed=players)
     agents = [make_agent("heuristic", s) for s in range(players)]
-    config = SearchConfig(future_value="learned")
+    config = SearchConfig(value_horizon=(3, 5, 3, 4))
     decisions = 0
     while not game.is_over and decisions < 12:
         seat = game.to_move
@@ -158,3 +176,22 @@ def test_search_with_the_learned_value_is_legal_and_reproducible(players: int) -
 def test_malformed_value_weights_are_refused(weights: object) -> None:
     with pytest.raises(SearchSettingsError, match="value_weights"):
         SearchConfig(value_weights=weights)  # type: ignore[arg-type]
+    with pytest.raises(SearchSettingsError, match="value_points_weights"):
+        SearchConfig(value_points_weights=weights)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("horizon", [(0, 0, 0), (0, 0, 0, -1), (0, 0, 0, 6), (0, 0, 0, 1.5), "3"])
+def test_malformed_value_horizons_are_refused(horizon: object) -> None:
+    with pytest.raises(SearchSettingsError, match="value_horizon"):
+        SearchConfig(value_horizon=horizon)  # type: ignore[arg-type]
+
+
+def test_the_learned_value_reports_final_points() -> None:
+    """With the learned value standing for the later rounds the expected points are still
+    on the scale of final scores, not the points at the round's end."""
+    game = game_at_round(RulesConfig(players=4), 4, 0)
+    obs = game.observation(game.to_move)
+    result = search(obs, SearchLimit(iterations=2000, seed=1), SearchConfig(value_horizon=(3, 5, 3, 4)))
+    best = result.moves[0]
+    assert 0.0 <= best.win_probability <= 1.0
+    assert 15.0 < best.expected_points < 120.0
