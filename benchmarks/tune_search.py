@@ -72,6 +72,12 @@ Thirteenth session, paired on the same games (--save, then --against; docs/tunin
   python benchmarks/tune_search.py --deals 500 --base 9000 --save default9000.json        # 47.7%
   python benchmarks/tune_search.py --deals 500 --base 9000 --stream 1 --against default9000.json   # 49.1%, +1.4 (-1.2..+4.1)
   python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"exploration":1.0,"playout_epsilon":0.3}' --against default9000.json   # 47.7%, +0.0 (-2.7..+2.8)
+Fourteenth session, the learned value for the later rounds (now the 4-player default; the
+baseline files are the search that plays every later round out, value_horizon 0):
+  python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"value_horizon":[0,0,0,0]}' --save playout9000.json   # 47.7%
+  python benchmarks/tune_search.py --deals 500 --base 9000 --against playout9000.json                  # 48.7%, +1.1 (-1.5..+3.8), 2/3 of the CPU
+  python benchmarks/tune_search.py --deals 500 --base 9000 --iters 15000 --against playout9000.json    # 50.4%, +2.7 (-0.1..+5.7), equal CPU
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --config '{"value_horizon":[3,0,0,0]}'   # 62.1% (82.3% without)
 """
 
 from __future__ import annotations

@@ -348,19 +348,21 @@ class SearchConfig:
     card_weights: tuple[float, ...] | None = None
     """Weights of the learned card policy (csl_ai.policy.CARD_FEATURES order); None: the
     weights shipped in csl_ai/data/card_policy.json."""
-    value_horizon: tuple[int, ...] = (0, 0, 3, 0)
+    value_horizon: tuple[int, ...] = (0, 5, 3, 4)
     """Per player count 2..5: a playout stops at the end of a round once at most this many
     rounds remain, and the learned value of the tallies (csl_ai.value, value_weights)
     stands for them; 0: the playout rules deal and play every later round out to the
-    game's end. At 4 players it stands for every later round: against three heuristic
-    bots (tune_search.py, 2,000 games, base 9000, paired) it won 48.7% against 47.7% at
-    10,000 iterations for two thirds of the CPU (+1.1, -1.5..+3.8), and 50.4% at 15,000
-    for the same CPU (+2.7, -0.1..+5.7); +3.4 (-0.9..+7.9) against the held-out
-    zoo:stars, 93.2% against 90.5% versus random bots. Heads-up it lost 20 points
+    game's end. At 3 to 5 players it stands for every later round. Against three
+    heuristic bots at 10,000 iterations (tune_search.py, paired on the same games) it read
+    +3.0 points at 4 players (50.7% against 47.7%, +0.4..+5.7, 2,000 games; -1.2 on
+    average over the strength benchmark's seven 4-player rows), +3.8 and +0.8 at 3
+    (-1.7..+9.3 over 600 games, -3.4..+4.8 over 900 others) and +1.3 at 5 (-2.5..+5.3,
+    1,000 games), each for about two thirds of the CPU; at equal CPU (15,000 iterations) +2.7 at 4. Heads-up it lost 20 points
     (62.1% against 82.3%, 1,200 games): there the fit reads more points after the first
-    round as a smaller chance (an honoured bet's 7 points likely mark the seat that let the
-    other take every sky card of the round), so it stays off (docs/tuning.md, fourteenth
-    session); 3 and 5 players are not yet measured."""
+    round as a smaller chance (an honoured bet's 7 points likely mark the seat that let
+    the other take every sky card of the round); for the last round alone it read +0.6
+    (-2.2..+3.2), so heads-up plays every round out (docs/tuning.md, fourteenth
+    session)."""
     value_weights: tuple[tuple[tuple[float, ...], ...], ...] = (
         (  # 2 players, by rounds left
             (0.5936, 0.2329, 0.2181, 0.2122, 0.2147, -0.0639, 0.2351, -0.0405, 0.1151, 1.328),
@@ -444,9 +446,9 @@ class SearchConfig:
     win_calibration: WinCalibration | None = WinCalibration(
         (
             (0.0367, 0.9012, 0.0778, 0.8472, -0.2294),
-            (-0.0153, 1.0461, 0.0643, 0.5546, -0.189),
+            (0.1136, 0.9124, -0.0522, 1.2146, 0.3206),
             (-0.336, 0.8971, 0.0688, 1.0233, 0.1102),
-            (-0.1993, 0.9722, 0.0231, 0.5549, 0.1219),
+            (-0.3879, 0.9322, 0.0014, 0.7689, -0.106),
         )
     )
     """The map from the mean win share to a chance of winning, per player count, budget and
@@ -456,9 +458,10 @@ class SearchConfig:
     a budget-only map fitted on the same decisions the stage terms lowered the Brier score
     out of fold and on all 8 held-out sets (docs/tuning.md). It applies to ISMCTS with
     rule playouts and the "win" utility; None: the raw mean win share is reported. The
-    4-player row was refitted when the learned value took over the later rounds there
-    (19,684 decisions, `python benchmarks/fit_calibration.py --players 4 --save
-    decisions4.json`, 281 s; docs/tuning.md, fourteenth session)."""
+    3- to 5-player rows were refitted when the learned value took over the later rounds
+    there (`python benchmarks/fit_calibration.py --players 4 --save decisions4.json`,
+    19,684 decisions, 281 s; `--players 3,5`, 16,886 and 26,043 decisions, 917 s;
+    docs/tuning.md, fourteenth session)."""
     search_forced: bool = False
     """Search even when there is a single legal move (else answer at once, 0 iterations)."""
     initial_nodes: int = 1 << 16

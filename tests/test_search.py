@@ -421,7 +421,7 @@ def test_playout_deals_and_random_splits_are_uniform(players: int) -> None:
     world = sample_worlds(obs, 1, 1)[0]
     spec = PLAYER_SPECS[players]
     for playout in ("random", "rules"):
-        engine = _engine(obs, SearchConfig(playout=playout))
+        engine = _engine(obs, SearchConfig(playout=playout, value_horizon=(0, 0, 0, 0)))
         cells: dict[tuple[int, int, int], int] = {}
         n = 1500
         for i in range(n):
