@@ -6,8 +6,9 @@ and the same build reads up to 2x apart on it), then, as medians over repeats:
   (b) at the first card play of a 4-player game's first round (target >= 200,000),
   (c) at a card play in the last round,
 each per CPU-second of the searching thread (the figure that does not depend on what else
-the machine runs) and per wall-second; the world sampler's and the playout's own rates;
-the speed-up of threads=2 over threads=1 on the same positions (target >= 1.8x), both in
+the machine runs) and per wall-second; the world sampler's and the playout's own rates
+(to the round's end, as the learned value has them at 3 to 5 players, and to the game's
+end); the speed-up of threads=2 over threads=1 on the same positions (target >= 1.8x), both in
 wall-clock time (needs two idle cores: on a busy machine it reads low) and from each
 thread's own CPU clock (what two idle cores would give); and the playout policy's gain:
 the win share of ISMCTS with rule playouts against ISMCTS with random playouts, two seats
@@ -183,7 +184,9 @@ def main() -> None:
     print(f"World sampler at (b): {sampler_rate(obs_b, args.repeats):,.0f} worlds per CPU-s")
     for playout in ("rules", "random"):
         r = playout_rate(obs_b, SearchConfig(playout=playout), args.repeats)
-        print(f"Playouts to game end from (b), {playout:6s}: {r:,.0f} per CPU-s")
+        print(f"Playouts from (b) to the round's end (the learned value after it), {playout:6s}: {r:,.0f} per CPU-s")
+        r = playout_rate(obs_b, SearchConfig(playout=playout, value_horizon=(0, 0, 0, 0)), args.repeats)
+        print(f"Playouts from (b) to the game's end, {playout:6s}: {r:,.0f} per CPU-s")
 
     load = os.getloadavg()[0]
     print(f"Threads=2 over threads=1, same total iterations (target >= 1.8x; load average now {load:.1f} "
