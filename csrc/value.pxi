@@ -1,11 +1,13 @@
-# The learned value of a round boundary: each seat's chance of winning the game from the
-# tallies after a finished round, when more rounds are to come. A softmax over the seats of
-# a linear score of a few features of each seat's tallies, with one weight vector per
-# player count and rounds left (csl_ai/value.py fits them to finished games of sensible
-# players; csl_ai/data/value_model.json ships them). With SearchConfig.future_value =
-# "learned" a playout stops at the end of the round it is in and the value stands for the
-# rounds after it, which the playout rules would otherwise deal and play out at random.
-# Included by _core.pyx after search.pxi: outcome() there calls value_shares.
+# The learned value of a round boundary: each seat's chance of winning the game, and its
+# expected final points, from the tallies after a finished round when more rounds are to
+# come. The chance is a softmax over the seats of a linear score of a few features of each
+# seat's tallies, the points a line from the same features, with one weight row per player
+# count and rounds left (benchmarks/fit_value_model.py fits them to finished games of
+# sensible players; SearchConfig.value_weights and value_points_weights hold them). Where
+# SearchConfig.value_horizon is set, a playout stops at the end of a round once at most that
+# many rounds remain and the value stands for them, which the playout rules would
+# otherwise deal and play out at random. Included by _core.pyx after search.pxi: outcome()
+# there calls value_estimate.
 #
 # Features of a seat, in order (VALUE_FEATURES), points in tens:
 #   points      its total if the game ended now
