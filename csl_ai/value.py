@@ -1,8 +1,9 @@
 """The learned value of a round boundary: each seat's chance of winning from the tallies.
 
 After a finished round, with more rounds to come, each seat gets a score, the dot product
-of per-rounds-left weights with a few features of its tallies (`VALUE_FEATURES`, computed in
-C: csrc/value.pxi), and the value gives seat s the chance softmax(score)_s of winning. The
+of per-rounds-left weights with a few features of its tallies and of the sky cards still
+to come (`VALUE_FEATURES`, computed in C: csrc/value.pxi), and the value gives seat s the
+chance softmax(score)_s of winning. The
 weights minimise the cross-entropy of that softmax to the realised win shares of finished
 games (a convex problem, solved by Newton's method with a small L2 penalty), and a line
 from the same features to the final points gives the expected points, one fit per

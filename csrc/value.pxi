@@ -1,8 +1,8 @@
 # The learned value of a round boundary: each seat's chance of winning the game, and its
-# expected final points, from the tallies after a finished round when more rounds are to
-# come. The chance is a softmax over the seats of a linear score of a few features of each
-# seat's tallies, the points a line from the same features, with one weight row per player
-# count and rounds left (benchmarks/fit_value_model.py fits them to finished games of
+# expected final points, from the tallies after a finished round and the sky cards still
+# to come, when more rounds are. The chance is a softmax over the seats of a linear score
+# of a few features of each seat, the points a line from the same features, with one
+# weight row per player count and rounds left (benchmarks/fit_value_model.py fits them to finished games of
 # sensible players; SearchConfig.value_weights and value_points_weights hold them). Where
 # SearchConfig.value_horizon is set, a playout stops at the end of a round once at most that
 # many rounds remain and the value stands for them, which the playout rules would
@@ -16,11 +16,152 @@
 #               are (the scoring rules themselves: sides, star mode and candy ranking alike)
 #   star_open   star_1 when no other seat holds a face-up star (three stars are in reach)
 #   star_outright  1 when one more star wins outright (side B, two stars, no other holds one)
+#   split_candy, split_spider, split_leopard, split_star: what the seat's points of that
+#               kind would gain on average if the sky cards still to come (the deck is
+#               known, only its order is not) went each to a seat drawn at random, every
+#               seat's count independent of the others' (candy B ranked as if every seat
+#               above counted once)
+#   split_three the chance that the seat ends with all three stars in that random split
 
 VALUE_FEATURES = (
     "points", "leopard_1", "leopard_2", "spider_1", "spider_2", "candy_1", "candy_2",
     "star_1", "star_open", "star_outright",
+    "split_candy", "split_spider", "split_leopard", "split_star", "split_three",
 )
+
+cdef enum:
+    MAX_SPLIT_GAIN = 2 * MAX_SKY + 1
+
+cdef double SPLIT_BINOM[MAX_PLAYERS + 1][MAX_SKY + 1][MAX_SKY + 1]
+
+
+def _fill_split_binom():
+    from math import comb
+    for n in range(2, MAX_PLAYERS + 1):
+        for total in range(MAX_SKY + 1):
+            for x in range(total + 1):
+                SPLIT_BINOM[n][total][x] = comb(total, x) * (1.0 / n) ** x * (1.0 - 1.0 / n) ** (total - x)
+
+
+_fill_split_binom()
+
+
+cdef int _split_gain_pmf(int n, int singles, int doubles, double* pmf) noexcept nogil:
+    """pmf[g]: the chance that a seat gains g elements of a kind when each of its cards
+    still to come (singles x1, doubles x2) goes to one of n seats at random; returns the
+    number of entries (the largest gain + 1)."""
+    cdef int size = singles + 2 * doubles + 1, g, x1, x2
+    for g in range(size):
+        pmf[g] = 0.0
+    for x2 in range(doubles + 1):
+        for x1 in range(singles + 1):
+            pmf[x1 + 2 * x2] += SPLIT_BINOM[n][singles][x1] * SPLIT_BINOM[n][doubles][x2]
+    return size
+
+
+cdef inline double _split_table_mean(const double* pmf, int size, int have, const int32_t* table, int cap) noexcept nogil:
+    """The mean of table[min(have + g, cap)] over the gain pmf."""
+    cdef double total = 0.0
+    cdef int g, c
+    for g in range(size):
+        c = have + g
+        total += pmf[g] * table[c if c < cap else cap]
+    return total
+
+
+cdef void value_split_features(const State* st, double (*f)[N_VALUE_FEATURES]) noexcept nogil:
+    """Fill the split_* features (VALUE_FEATURES from index 10) of every seat."""
+    cdef int n = st.cfg.n_players
+    cdef int singles[N_KINDS]
+    cdef int doubles[N_KINDS]
+    cdef double pmf[N_KINDS][MAX_SPLIT_GAIN]
+    cdef int size[N_KINDS]
+    cdef double below[MAX_PLAYERS][MAX_SPLIT_GAIN + 1]   # below[o][j]: sum over gains < j of pmf * count
+    cdef double under[MAX_PLAYERS][MAX_SPLIT_GAIN + 1]   # under[o][j]: pmf mass of gains < j
+    cdef double rank_pmf[MAX_PLAYERS + 1]
+    cdef double mean_candy[MAX_PLAYERS]
+    cdef double mean_spider, mean_leopard, mean_base, mean_star, q, total, three, two
+    cdef int32_t row[N_SCORE_COLS]
+    cdef int k, i, s, o, g, j, a, c, kk, card, end = st.cfg.n_rounds * st.cfg.line_size
+    cdef int side_c = st.cfg.side[KIND_CANDY]
+    for k in range(N_KINDS):
+        singles[k] = 0
+        doubles[k] = 0
+    for i in range(st.sky_pos, end):
+        card = st.sky_order[i]
+        if st.cfg.sky_count[card] == 2:
+            doubles[st.cfg.sky_kind[card]] += 1
+        else:
+            singles[st.cfg.sky_kind[card]] += 1
+    for k in range(N_KINDS):
+        size[k] = _split_gain_pmf(n, singles[k], doubles[k], pmf[k])
+    for o in range(n):
+        c = st.elems[o][KIND_CANDY]
+        below[o][0] = 0.0
+        under[o][0] = 0.0
+        for g in range(size[KIND_CANDY]):
+            below[o][g + 1] = below[o][g] + pmf[KIND_CANDY][g] * (c + g)
+            under[o][g + 1] = under[o][g] + pmf[KIND_CANDY][g]
+    for s in range(n):
+        total = 0.0
+        for g in range(size[KIND_CANDY]):
+            a = st.elems[s][KIND_CANDY] + g
+            if side_c == SIDE_A:
+                q = 0.0
+                for o in range(n):
+                    if o != s:
+                        j = a - st.elems[o][KIND_CANDY]      # the other's gains below j keep it under a
+                        if j > 0:
+                            q += below[o][j if j < size[KIND_CANDY] else size[KIND_CANDY]]
+                total += pmf[KIND_CANDY][g] * q
+            else:
+                rank_pmf[0] = 1.0
+                for kk in range(1, n):
+                    rank_pmf[kk] = 0.0
+                i = 0
+                for o in range(n):
+                    if o == s:
+                        continue
+                    j = a - st.elems[o][KIND_CANDY] + 1      # gains >= j put the other above a
+                    if j <= 0:
+                        q = 1.0
+                    elif j >= size[KIND_CANDY]:
+                        q = 0.0
+                    else:
+                        q = 1.0 - under[o][j]
+                    i += 1
+                    for kk in range(i, 0, -1):
+                        rank_pmf[kk] = rank_pmf[kk] * (1.0 - q) + rank_pmf[kk - 1] * q
+                    rank_pmf[0] *= 1.0 - q
+                q = 0.0
+                for kk in range(n):
+                    q += rank_pmf[kk] * CANDY_B_POINTS[kk]
+                total += pmf[KIND_CANDY][g] * q
+        mean_candy[s] = total
+    for s in range(n):
+        seat_points(st, s, row)
+        mean_spider = _split_table_mean(pmf[KIND_SPIDER], size[KIND_SPIDER], st.elems[s][KIND_SPIDER],
+                                        SPIDER_POINTS[st.cfg.side[KIND_SPIDER]], 6)
+        mean_leopard = _split_table_mean(pmf[KIND_LEOPARD], size[KIND_LEOPARD], st.elems[s][KIND_LEOPARD],
+                                         LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]], 7)
+        mean_base = mean_candy[s] + mean_spider + mean_leopard
+        two = 0.0
+        three = 0.0
+        for g in range(size[KIND_STAR]):
+            c = st.elems[s][KIND_STAR] + g
+            if c == 2:
+                two += pmf[KIND_STAR][g]
+            elif c >= 3:
+                three += pmf[KIND_STAR][g]
+        if st.cfg.side[KIND_STAR] == SIDE_A:
+            mean_star = -5.0 * two + three * (2.0 if st.cfg.star_a_mode == STAR_A_TWICE else 1.0) * mean_base
+        else:
+            mean_star = -10.0 * two
+        f[s][10] = (mean_candy[s] - row[COL_CANDY]) / 10.0
+        f[s][11] = (mean_spider - row[COL_SPIDER]) / 10.0
+        f[s][12] = (mean_leopard - row[COL_LEOPARD]) / 10.0
+        f[s][13] = (mean_star - row[COL_STAR]) / 10.0
+        f[s][14] = three
 
 cdef inline double _gain(State* scratch, int s, int kind, int more, int32_t total) noexcept nogil:
     """Points (in tens) that `more` elements of kind would add to seat s's total."""
@@ -56,6 +197,7 @@ cdef void value_features(const State* st, double (*f)[N_VALUE_FEATURES]) noexcep
         f[s][8] = 0.0 if others_star else f[s][7]
         f[s][9] = 1.0 if (st.cfg.side[KIND_STAR] == SIDE_B and st.elems[s][KIND_STAR] == 2
                           and not others_star) else 0.0
+    value_split_features(st, f)
 
 
 cdef void value_estimate(const double (*w)[N_VALUE_FEATURES], const double (*pw)[N_VALUE_FEATURES + 1],

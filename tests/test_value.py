@@ -69,6 +69,70 @@ def test_features_are_the_scoring_rules_gains(seed: int) -> None:
         assert features[seat, VALUE_FEATURES.index("star_open")] == (0.0 if others_star else star)
 
 
+def random_split_draws(rules: RulesConfig, core: _core.CoreState, draws: int, seed: int) -> np.ndarray:
+    """Monte Carlo of the split features: each sky card still to come given to a seat drawn
+    at random; per draw and seat, the gain of its candy, spider, leopard and star points in
+    tens and whether it ends with three stars (draws, seats, 5)."""
+    rng = random.Random(seed)
+    deck = rules.deck.for_players(rules.players).cards
+    rest = core.sky_order[core.round * core.line_size : core.n_rounds * core.line_size]
+    elements = [list(row) for row in core.elements]
+    columns = ("candy", "spider", "leopard", "star")
+
+    def parts(elements: list[list[int]], faceup: list[int]) -> np.ndarray:
+        result = score_tallies(rules, elements, faceup, core.facedown_cards, core.good_weather)
+        return np.array([[getattr(line, c) / 10 for c in columns] for line in result.scores])
+
+    now = parts(elements, list(core.faceup_cards))
+    rows = np.zeros((draws, rules.players, 5))
+    for d in range(draws):
+        drawn = [row[:] for row in elements]
+        faceup = list(core.faceup_cards)
+        for card_id in rest:
+            card = deck[card_id]
+            seat = rng.randrange(rules.players)
+            drawn[seat][card.kind] += card.count
+            faceup[seat] += 1
+        rows[d, :, :4] = parts(drawn, faceup) - now
+        rows[d, :, 4] = [row[Kind.STAR] >= 3 for row in drawn]
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_split_features_are_the_means_of_a_random_split_of_the_cards_to_come(seed: int) -> None:
+    """Spider, leopard and three stars depend on the seat's own count alone, so the
+    features are the random split's exact means (within 5 standard errors of 2,000 draws);
+    candy (the others' counts taken as independent, side B ranked by seats above) and star
+    points (side A's doubling taken at the mean base) are close to them."""
+    rng = random.Random(seed)
+    players = (2, 3, 4, 5)[seed % 4]
+    sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
+    rules = RulesConfig(players=players, sides=sides, star_option=rng.choice(tuple(StarOption)))  # type: ignore[arg-type]
+    core = game_at_round(rules, seed, rng.randrange(1, rules.spec.rounds)).core
+    first = VALUE_FEATURES.index("split_candy")
+    features = boundary_features(core)[:, first : first + 5]
+    draws = random_split_draws(rules, core, 2000, seed)
+    mean = draws.mean(axis=0)
+    error = draws.std(axis=0) / np.sqrt(len(draws))
+    for column in (1, 2, 4):
+        assert np.all(np.abs(features[:, column] - mean[:, column]) <= 5 * error[:, column] + 1e-9), column
+    for column in (0, 3):
+        assert np.all(np.abs(features[:, column] - mean[:, column]) <= 0.25), column
+
+
+def test_with_no_card_to_come_the_split_gains_nothing() -> None:
+    rules = RulesConfig(players=4)
+    first = VALUE_FEATURES.index("split_candy")
+    for seed in range(5):
+        core = game_at_round(rules, seed, 3).core
+        assert np.any(boundary_features(core)[:, first : first + 4] != 0.0)
+        core.play_random(seed)
+        features = boundary_features(core)
+        assert np.all(features[:, first : first + 4] == 0.0)
+        stars = [row[Kind.STAR] for row in core.elements]
+        assert features[:, first + 4].tolist() == [1.0 if t >= 3 else 0.0 for t in stars]
+
+
 def test_a_leopard_short_of_the_top_count_is_worth_thirty_points() -> None:
     """Side A: 5 leopards score 0, 6 score 30 and 7 score 0 again; 0 -> 1 is worth nothing
     and 0 -> 2 is worth 10."""
