@@ -61,18 +61,46 @@ AGENT_KINDS: Final[tuple[str, ...]] = ("random", "heuristic", "pimc", "ismcts")
 """The agent names `make_agent` understands, in the order error messages list them."""
 
 LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 50_000}
-"""ISMCTS iterations per decision at each named level."""
+"""Each named level's budget, in iterations of the search that played every later round
+out (the levels' iterations before the learned value); a level searches as many
+iterations of today's search as take that time (`level_iterations`)."""
+
+LEVEL_SCALE: Final[Mapping[int, float]] = {2: 1.4, 3: 1.35, 4: 1.5, 5: 1.4}
+"""Per player count: iterations of the default search per iteration of a level's budget,
+so that a level keeps its time per decision. The learned value stands for the later
+rounds and an iteration costs less: against three heuristic bots at 10,000 iterations
+(tune_search.py) 0.25, 0.28, 0.33 and 0.40 s of CPU a game at 2 to 5 players, where the
+search that played them out took 0.35, 0.39, 0.49 and 0.55 s."""
 
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""
 
 
-def level_limit(level: str, seed: int | None = None, threads: int = 1) -> SearchLimit:
-    """The search budget of a named level: the one notion of strength that the AI seats,
-    the hint, `csl analyze` and `csl best-move` share (settings: `SearchConfig()`)."""
+def _check_level(level: str) -> None:
     if level not in LEVELS:
         raise AgentSpecError(f"unknown level {level!r} (expected {', '.join(LEVELS)})")
-    return SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
+
+
+def level_iterations(level: str, players: int) -> int:
+    """The iterations per decision of a named level in a game of this many players."""
+    _check_level(level)
+    if players not in LEVEL_SCALE:
+        raise AgentSpecError(f"no level budget for {players!r} players (expected 2..5)")
+    return round(LEVELS[level] * LEVEL_SCALE[players])
+
+
+def level_limit(level: str, players: int, seed: int | None = None, threads: int = 1) -> SearchLimit:
+    """The search budget of a named level at a player count: the one notion of strength
+    that the AI seats, the hint, `csl analyze` and `csl best-move` share (settings:
+    `SearchConfig()`)."""
+    return SearchLimit(iterations=level_iterations(level, players), threads=threads, seed=seed)
+
+
+def level_range_text(level: str) -> str:
+    """A level's iterations in words, from heads-up to the most at any player count."""
+    low = min(level_iterations(level, n) for n in LEVEL_SCALE)
+    high = max(level_iterations(level, n) for n in LEVEL_SCALE)
+    return f"{low:,}" if low == high else f"{low:,}-{high:,}"
 
 DEFAULT_PIMC_ITERATIONS: Final = 10_000
 """Determinized playouts per decision of a bare ``"pimc"`` spec."""
@@ -198,16 +226,28 @@ class IsmctsAgent:
         self.config = config if config is not None else SearchConfig()
         self.name = name or _limit_spec("ismcts", limit.iterations, limit.time_ms, limit.threads)
         self.last_result: SearchResult | None = None
+        self.level: str | None = None
+        """The named level the agent plays at, if any (`at_level`)."""
 
     @classmethod
     def at_level(cls, level: str, seed: int | None = None, threads: int = 1) -> IsmctsAgent:
-        """The agent of a named level (`LEVELS`)."""
-        limit = level_limit(level, seed, threads)
+        """The agent of a named level (`LEVELS`): its iterations follow the game's player
+        count (`level_iterations`); ``limit`` holds the heads-up budget."""
+        _check_level(level)
+        limit = SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
         name = f"ismcts:{level}" + (f",threads={threads}" if threads != 1 else "")
-        return cls(limit, name=name)
+        agent = cls(limit, name=name)
+        agent.level = level
+        return agent
+
+    def limit_for(self, players: int) -> SearchLimit:
+        """The budget of a decision in a game of this many players."""
+        if self.level is None:
+            return self.limit
+        return replace(self.limit, iterations=level_iterations(self.level, players))
 
     def act(self, obs: Observation) -> Move:
-        limit = self.limit
+        limit = self.limit_for(obs.rules.players)
         if limit.seed is not None:
             limit = replace(limit, seed=decision_seed(limit.seed, obs))
         result = search(obs, limit, self.config)
@@ -373,7 +413,10 @@ __all__: Sequence[str] = (
     "DEFAULT_PARAMS",
     "DEFAULT_PIMC_ITERATIONS",
     "LEVELS",
+    "LEVEL_SCALE",
+    "level_iterations",
     "level_limit",
+    "level_range_text",
     "PIMC_CONFIG",
     "ZOO_SPECS",
     "Agent",

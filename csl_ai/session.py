@@ -252,21 +252,25 @@ class Table:
         from csl_ai.agents import DEFAULT_LEVEL, level_limit
 
         agent = self._searching_agent()
+        players = self.game.players
         if agent is None:
-            return level_limit(DEFAULT_LEVEL, seed, threads)
-        return replace(agent.limit, seed=seed, threads=threads)  # type: ignore[attr-defined]
+            return level_limit(DEFAULT_LEVEL, players, seed, threads)
+        limit_for = getattr(agent, "limit_for", None)
+        limit = limit_for(players) if limit_for is not None else agent.limit  # type: ignore[attr-defined]
+        return replace(limit, seed=seed, threads=threads)
 
     def hint_level_text(self) -> str:
         """Whose strength a hint searches at, in words: the AI seats' level when they
         search (named when it is one of `csl_ai.agents.LEVELS`), else the default level."""
-        from csl_ai.agents import DEFAULT_LEVEL, LEVELS
+        from csl_ai.agents import DEFAULT_LEVEL
 
-        if self._searching_agent() is None:
+        agent = self._searching_agent()
+        if agent is None:
             return f"the default level, {DEFAULT_LEVEL} (the AI seats do not search)"
         limit = self.hint_limit()
         if limit.time_ms is not None:
             return f"the AI seats' level, {limit.time_ms:,.0f} ms"
-        level = next((name for name, n in LEVELS.items() if n == limit.iterations), None)
+        level = getattr(agent, "level", None)
         return "the AI seats' level" + (f", {level}" if level is not None else "")
 
     def hint_search(

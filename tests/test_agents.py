@@ -20,6 +20,9 @@ from csl_ai.agents import (
     PimcAgent,
     RandomAgent,
     decision_seed,
+    level_iterations,
+    level_limit,
+    level_range_text,
     make_agent,
     play_game,
 )
@@ -28,6 +31,7 @@ from csl_ai.game import Game, Observation
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_colour, parse_card, parse_cards, parse_piles
 from csl_ai.rules import PLAYER_SPECS, RulesConfig
+from csl_ai.search import SearchLimit
 
 PLAYER_COUNTS = tuple(sorted(PLAYER_SPECS))
 ALWAYS_DECLARE = dataclasses.replace(HeuristicParams(), weather_margin=-1e9)
@@ -476,6 +480,24 @@ def test_search_agent_limits_are_checked() -> None:
         PimcAgent(10, seed=-1)
     with pytest.raises(AgentSpecError, match="unknown level 'turbo'"):
         IsmctsAgent.at_level("turbo")
+    with pytest.raises(AgentSpecError, match="no level budget for 6 players"):
+        level_iterations("normal", 6)
+
+
+def test_a_level_holds_its_time_so_its_iterations_follow_the_player_count() -> None:
+    assert [level_iterations("normal", n) for n in (2, 3, 4, 5)] == [14_000, 13_500, 15_000, 14_000]
+    assert [level_iterations("fast", n) for n in (2, 3, 4, 5)] == [1_400, 1_350, 1_500, 1_400]
+    assert level_limit("strong", 4, seed=3).iterations == 75_000
+    assert level_range_text("normal") == "13,500-15,000"
+    agent = IsmctsAgent.at_level("fast", seed=1)
+    assert agent.level == "fast" and agent.limit.iterations == LEVELS["fast"]
+    for players in (2, 4):
+        game = Game(RulesConfig(players=players), seed=5)
+        agent.act(game.observation(0))
+        assert agent.last_result is not None
+        assert agent.last_result.iterations == level_iterations("fast", players)
+    explicit = IsmctsAgent(SearchLimit(iterations=700, seed=1))
+    assert explicit.level is None and explicit.limit_for(4).iterations == 700
 
 
 # --- play_game -------------------------------------------------------------------------------

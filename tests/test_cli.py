@@ -363,7 +363,7 @@ def test_csl_analyze_searches_at_a_level(tmp_path: Path) -> None:
     result = invoke(["analyze", path, "--seat", "2", "--level", "fast", "--json"])
     assert_ok(result)
     report = json.loads(result.stdout)
-    assert (report["level"], report["iterations"]) == ("fast", 1000)
+    assert (report["level"], report["iterations"]) == ("fast", 1350), "fast at 3 players"
     assert_one_line_error(
         invoke(["analyze", path, "--level", "fast", "--iterations", "50"]),
         "--level and --iterations",
@@ -411,14 +411,14 @@ def test_best_move_json_is_legal_and_complete(tmp_path: Path) -> None:
 
 
 def test_best_move_names_its_level(tmp_path: Path) -> None:
-    from csl_ai.agents import LEVELS
+    from csl_ai.agents import LEVELS, level_iterations
 
     path = str(position_file(tmp_path)[0])
     default = invoke(["best-move", path, "--seed", "1"])
     assert_ok(default)
-    assert f"level normal, {LEVELS['normal']:,} iterations" in default.stdout
+    assert f"level normal, {level_iterations('normal', 4):,} iterations" in default.stdout
     fast = json.loads(invoke(["best-move", path, "--level", "fast", "--json"]).stdout)
-    assert (fast["level"], fast["iterations"]) == ("fast", LEVELS["fast"])
+    assert (fast["level"], fast["iterations"]) == ("fast", level_iterations("fast", 4))
     explicit = json.loads(invoke(["best-move", path, "-i", "50", "--json"]).stdout)
     assert (explicit["level"], explicit["iterations"]) == (None, 50)
     for option in (["--iterations", "50"], ["--time-ms", "10"]):
@@ -428,6 +428,19 @@ def test_best_move_names_its_level(tmp_path: Path) -> None:
     help_text = invoke(["best-move", "--help"]).stdout
     for level, iterations in LEVELS.items():
         assert level in help_text and f"{iterations:,}" in help_text
+
+
+def test_a_level_searches_as_many_iterations_as_its_player_count_gives(tmp_path: Path) -> None:
+    from csl_ai.agents import LEVELS, level_iterations
+
+    seen = set()
+    for players in (2, 3, 5):
+        path = str(position_file(tmp_path, players=players, seed=3, plays=0)[0])  # a lead: a choice
+        fast = json.loads(invoke(["best-move", path, "--level", "fast", "--json"]).stdout)
+        assert (fast["level"], fast["iterations"]) == ("fast", level_iterations("fast", players))
+        assert fast["iterations"] > LEVELS["fast"]
+        seen.add(fast["iterations"])
+    assert len(seen) == 2, "3 players search fewer iterations than 2 and 5"
 
 
 def test_best_move_reads_stdin_and_prints_a_table(tmp_path: Path) -> None:

@@ -168,7 +168,7 @@ def analyze_command(
     console: Console,
     seat: int | None,
     level: str | None,
-    iterations: int,
+    iterations: int | None,
     threads: int,
     seed: int,
     threshold: float,
@@ -177,10 +177,16 @@ def analyze_command(
 ) -> None:
     """Run `csl analyze`: the blunder report of one seat (or all seats) of a record.
 
-    level names the budget (None when --iterations set it); iterations is that budget.
+    level names the budget (None when --iterations set it; its iterations then follow the
+    record's player count); iterations is the budget without a level.
     """
+    from csl_ai.agents import level_iterations
+
     record, reference = load_checked(path)
     players = reference.players
+    if level is not None:
+        iterations = level_iterations(level, players)
+    assert iterations is not None
     if seat is not None and not 0 <= seat < players:
         raise CliInputError(
             f"--seat: seat {seat} is not in this {players}-player game (seats 0..{players - 1})"

@@ -177,8 +177,12 @@ class Api:
     async def options(self, request: Request) -> Response:
         levels = []
         for name in self.config.levels:
-            _, iterations = analysis_iterations(self.config.levels, name)
-            levels.append({"name": name, "iterations": iterations})
+            by_players = {
+                str(n): analysis_iterations(self.config.levels, name, n)[1] for n in sorted(PLAYER_SPECS)
+            }
+            levels.append(
+                {"name": name, "iterations": by_players["2"], "iterations_by_players": by_players}
+            )
         return ApiResponse(
             {
                 "players": sorted(PLAYER_SPECS),
@@ -339,8 +343,8 @@ class Api:
             if key not in ("seats", "level"):
                 raise bad_request(f"analysis: unknown field {clip(str(key), 40)!r} (expected seats, level)")
         record_id, record, reference = await self.checked_record(request)
-        level, iterations = analysis_iterations(self.config.levels, body.get("level"))
         players = reference.players
+        level, iterations = analysis_iterations(self.config.levels, body.get("level"), players)
         seats = body.get("seats")
         if seats is None:
             agents = record.get("agents")

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from starlette.concurrency import run_in_threadpool
 
-from csl_ai.agents import LEVELS, make_agent
+from csl_ai.agents import LEVELS, level_iterations, make_agent
 from csl_ai.analysis import Decision, Replayer, analyze_game, summary_rows
 from csl_ai.errors import CslError, clip
 from csl_ai.game import Game
@@ -383,17 +383,20 @@ class AnalysisJobs:
             job.status = "failed"
 
 
-def analysis_iterations(levels: Mapping[str, str], level: object) -> tuple[str, int]:
-    """A level name offered by the server and its search iterations."""
+def analysis_iterations(levels: Mapping[str, str], level: object, players: int) -> tuple[str, int]:
+    """A level name offered by the server and its search iterations in a game of this many
+    players (a named level's iterations follow the player count: `level_iterations`)."""
     if level is None:
         level = DEFAULT_ANALYSIS_LEVEL
     if not isinstance(level, str) or level not in levels:
         raise bad_request(f"level: must be one of {', '.join(levels)}, got {clip(repr(level), 40)}")
     if level in LEVELS:
-        return level, LEVELS[level]
+        return level, level_iterations(level, players)
     limit = getattr(make_agent(levels[level]), "limit", None)
     iterations = getattr(limit, "iterations", None)
-    return level, iterations if isinstance(iterations, int) else LEVELS[DEFAULT_ANALYSIS_LEVEL]
+    if isinstance(iterations, int):
+        return level, iterations
+    return level, level_iterations(DEFAULT_ANALYSIS_LEVEL, players)
 
 
 __all__: Sequence[str] = (

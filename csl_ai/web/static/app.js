@@ -192,7 +192,8 @@ class App {
       select.id = `level-${seat}`;
       select.setAttribute("aria-label", `AI level of seat ${seat}`);
       for (const level of this.levels()) {
-        const option = el("option", "", level.iterations ? `AI ${level.name} (${level.iterations.toLocaleString("en")} iterations)` : `AI ${level.name}`);
+        const iterations = (level.iterations_by_players && level.iterations_by_players[String(players)]) || level.iterations;
+        const option = el("option", "", iterations ? `AI ${level.name} (${iterations.toLocaleString("en")} iterations)` : `AI ${level.name}`);
         option.value = level.name;
         select.append(option);
       }

@@ -366,7 +366,9 @@ export class ReviewView {
     select.dataset.focus = "an-level";
     const levels = (this.app.options && this.app.options.levels) || [{ name: "fast" }];
     for (const level of levels) {
-      const option = el("option", "", level.iterations ? `${level.name} (${level.iterations} iterations)` : level.name);
+      const players = this.review ? String(this.review.seats.length) : "2";
+      const iterations = (level.iterations_by_players && level.iterations_by_players[players]) || level.iterations;
+      const option = el("option", "", iterations ? `${level.name} (${iterations.toLocaleString("en")} iterations)` : level.name);
       option.value = level.name;
       select.append(option);
     }
