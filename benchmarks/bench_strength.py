@@ -18,6 +18,11 @@ Rows and targets (issue 3):
                            NAME = cautious, leopards, stars, trumps, bettor; target >= 45%.
                            Not in the default run: add them with --zoo, or name them (or
                            'zoo') in --only.
+  efficiency-normal-4p     `ismcts:normal` (the level: its time a decision, 15k iterations at 4
+  efficiency-old-strong-4p players) and the old `strong`: 50k iterations of the search that plays
+                           every later round out (value_horizon 0), on the same deals against
+                           three heuristics; issue 12: normal at least as strong, the paired
+                           difference printed. Not in the default run: --only efficiency.
 
 Opponents used while tuning the search (heuristic, zoo:cautious, random) are marked
 "tuning" in the tables, the other zoo bots "held-out"; a summary line gives the mean win
@@ -44,6 +49,7 @@ Usage:
   python benchmarks/bench_strength.py --only heuristic-vs-random-4p heuristic-vs-random-2p
   python benchmarks/bench_strength.py --zoo           # the default rows and the zoo rows
   python benchmarks/bench_strength.py --only zoo --json zoo.json   # zoo rows, figures to JSON
+  python benchmarks/bench_strength.py --only efficiency --workers 2  # normal against old strong
 
 With iteration limits and fixed seeds every game is reproducible, whatever --workers.
 """
@@ -65,10 +71,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from csl_ai.agents import Agent, AgentSpecError, make_agent, play_game  # noqa: E402
+from csl_ai.agents import Agent, AgentSpecError, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
 from strength_metrics import (  # noqa: E402
     Bet,
     BetSummary,
@@ -93,6 +100,10 @@ ZOO_BOTS = ("cautious", "leopards", "stars", "trumps", "bettor")
 CALIBRATION_TOLERANCE = 0.04
 """Issue 12: every decile of the win estimate within 4 points of its realised share."""
 ZOO_TARGET = 0.45
+OLD_STRONG_ITERATIONS = 50_000
+PLAYOUTS_SPEC = "playouts:iters="
+"""A bench-only spec: ISMCTS whose playouts deal and play every later round out (the search
+before the learned value, value_horizon 0), the old levels' search."""
 TUNING_OPPONENTS = frozenset({"heuristic", "zoo:cautious", "random"})
 """Opponents the search was tuned against; the other zoo bots are held out."""
 Z95 = 1.959963984540054
@@ -195,6 +206,21 @@ class EstimateRecorder:
         return move
 
 
+def bench_agent(spec: str, seed: int) -> Agent:
+    """make_agent's agent for spec, or for ``playouts:iters=N`` the search that plays every
+    later round out at N iterations a decision."""
+    if spec.startswith(PLAYOUTS_SPEC):
+        text = spec[len(PLAYOUTS_SPEC) :]
+        if not text.isdigit() or int(text) < 1:
+            raise AgentSpecError(f"{spec!r}: expected {PLAYOUTS_SPEC}N with N a positive integer")
+        return IsmctsAgent(
+            SearchLimit(iterations=int(text), seed=seed),
+            SearchConfig(value_horizon=(0, 0, 0, 0)),
+            name=spec,
+        )
+    return make_agent(spec, seed)
+
+
 def agent_seed(base: int, deal: int, rotation: int, seat: int, role: str) -> int:
     """A fixed seed for one agent in one game, independent of how games are scheduled."""
     key = f"{base}|{deal}|{rotation}|{seat}|{role}".encode()
@@ -205,7 +231,7 @@ def play_one(task: tuple[Row, int, int, int]) -> GameRecord:
     """Play one game: the test agent at seat `rotation` of deal `deal`."""
     row, base, deal, rotation = task
     test_seed = agent_seed(base, deal, rotation, rotation, "test")
-    test = EstimateRecorder(make_agent(row.test, test_seed))
+    test = EstimateRecorder(bench_agent(row.test, test_seed))
     agents: list[Agent] = [
         test
         if seat == rotation
@@ -347,8 +373,9 @@ def star_summary(records: Sequence[GameRecord]) -> StarSummary:
 # --- rows ----------------------------------------------------------------------------------------
 
 
-def build_rows(main_iters: int, curve: Sequence[int]) -> list[Row]:
-    """Every known row; the zoo rows run only when asked for (see `select`)."""
+def build_rows(main_iters: int, curve: Sequence[int], quick: bool = False) -> list[Row]:
+    """Every known row; the zoo and efficiency rows run only when asked for (see `select`).
+    A quick run's efficiency rows are the fast level against a tenth of the old strong."""
     ismcts = f"ismcts:iters={main_iters}"
     rows = [
         Row("heuristic-vs-random-4p", 4, "heuristic", "random", None, "sanity"),
@@ -366,13 +393,18 @@ def build_rows(main_iters: int, curve: Sequence[int]) -> list[Row]:
         Row(f"ismcts-vs-zoo-{bot}-4p", 4, ismcts, f"zoo:{bot}", ZOO_TARGET, "zoo")
         for bot in ZOO_BOTS
     ]
+    old_strong = OLD_STRONG_ITERATIONS // (QUICK_BUDGET_DIVISOR if quick else 1)
+    rows += [
+        Row("efficiency-normal-4p", 4, "ismcts:fast" if quick else "ismcts:normal", "heuristic", None, "efficiency"),
+        Row("efficiency-old-strong-4p", 4, f"{PLAYOUTS_SPEC}{old_strong}", "heuristic", None, "efficiency"),
+    ]
     return rows
 
 
 def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> list[Row]:
     """The rows named in `only` ('curve' and 'zoo' name their groups), else every row
     but the zoo rows; `zoo` adds the zoo rows to either."""
-    groups = {"curve", "zoo"}
+    groups = {"curve", "zoo", "efficiency"}
     if only:
         names = {r.name for r in rows} | groups
         for name in only:
@@ -385,7 +417,7 @@ def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> li
     def chosen_row(row: Row) -> bool:
         if row.name in wanted or (row.group in groups and row.group in wanted):
             return True
-        return not only and row.group != "zoo"
+        return not only and row.group not in ("zoo", "efficiency")
 
     chosen = [r for r in rows if chosen_row(r)]
     if "curve" in wanted and not any(r.name == "ismcts-vs-heuristic-4p" for r in chosen):
@@ -398,7 +430,7 @@ def check_specs(rows: Sequence[Row]) -> None:
     for row in rows:
         for spec in (row.test, row.opponent):
             try:
-                make_agent(spec, 0)
+                bench_agent(spec, 0)
             except AgentSpecError as e:
                 zoo = spec.startswith("zoo:")
                 hint = " (is the zoo registered in make_agent yet?)" if zoo else ""
@@ -483,6 +515,33 @@ def print_curve(outcomes: Sequence[tuple[int, Outcome]]) -> None:
             f"{'|' * round(out.share * 40)}{trend}"
         )
         previous = out.share
+
+
+def efficiency_figure(normal: Outcome, old_strong: Outcome) -> PairedFigure:
+    """The normal level's win share against the old strong's on the same (deal, seat)."""
+    test = {(g.deal, g.rotation): g.win_share for g in normal.records}
+    other = {(g.deal, g.rotation): [g.win_share] for g in old_strong.records}
+    return paired_figure(test, other)
+
+
+def print_efficiency(normal: Outcome, old_strong: Outcome) -> None:
+    figure = efficiency_figure(normal, old_strong)
+    ci = figure.ci95
+    if ci is None or math.isnan(figure.difference):
+        verdict_text = "no interval"
+    elif ci[1] < 0:
+        verdict_text = "not met (weaker beyond the noise)"
+    elif figure.difference >= 0:
+        verdict_text = "met (at least as strong)"
+    else:
+        verdict_text = "not shown (within the noise)"
+    print(
+        f"\nEfficiency (issue 12): {normal.row.test} {figure.test:.1%} against the old strong "
+        f"({old_strong.row.test}) {figure.opponents:.1%} on the same games: paired "
+        f"{100 * figure.difference:+.1f} points {_interval(ci, 100)}, "
+        f"{normal.seconds / normal.games:.2f} against {old_strong.seconds / old_strong.games:.2f} "
+        f"s a game; {verdict_text}"
+    )
 
 
 def held_out_summary(outcomes: Sequence[Outcome]) -> str | None:
@@ -728,7 +787,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         nargs="+",
         default=None,
-        help="rows to run (names as printed, or 'curve' or 'zoo' for those groups)",
+        help="rows to run (names as printed, or 'curve', 'zoo' or 'efficiency' for those groups)",
     )
     parser.add_argument(
         "--zoo",
@@ -749,7 +808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         curve = [max(1, c // QUICK_BUDGET_DIVISOR) for c in curve]
     if games < 1 or args.workers < 1:
         parser.error("--games and --workers must be positive")
-    rows = select(build_rows(main_iters, curve), args.only, args.zoo)
+    rows = select(build_rows(main_iters, curve, args.quick), args.only, args.zoo)
     check_specs(rows)
     mode = (
         f"QUICK smoke run (budgets / {QUICK_BUDGET_DIVISOR}; not the benchmark)"
@@ -766,6 +825,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("sanity", "Heuristic against random bots"),
         ("main", f"ISMCTS ({main_iters} iterations a decision)"),
         ("zoo", f"ISMCTS ({main_iters} iterations a decision) against three zoo bots, 4 players"),
+        ("efficiency", "The normal level against the old strong, 4 players"),
     ):
         chosen = [outcomes[r.name] for r in rows if r.group == group]
         if chosen:
@@ -780,6 +840,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             curve_points.append((iters, outcomes[name]))
     if any(r.group == "curve" for r in rows) and curve_points:
         print_curve(curve_points)
+    if "efficiency-normal-4p" in outcomes and "efficiency-old-strong-4p" in outcomes:
+        print_efficiency(outcomes["efficiency-normal-4p"], outcomes["efficiency-old-strong-4p"])
     print(
         "\nPer row: calibration of the test agent's own win estimate (est-real and diff in "
         "percentage points),\ngood-weather bets (value: final total minus the total had it not "

@@ -26,7 +26,7 @@ from strength_metrics import (  # noqa: E402
     summarise_bets,
 )
 
-from csl_ai.agents import RandomAgent, play_game  # noqa: E402
+from csl_ai.agents import AgentSpecError, RandomAgent, play_game  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Play  # noqa: E402
 from csl_ai.notation import parse_cards, parse_piles  # noqa: E402
@@ -297,3 +297,40 @@ def test_zoo_rows_exist_but_run_only_when_asked() -> None:
         "ismcts-vs-heuristic-2p",
         *zoo,
     ]
+
+
+def test_the_efficiency_rows_pair_the_normal_level_with_the_old_strong() -> None:
+    from bench_strength import (
+        GameRecord,
+        Outcome,
+        bench_agent,
+        build_rows,
+        efficiency_figure,
+        select,
+    )
+
+    rows = build_rows(100, (10, 100))
+    assert not any(r.group == "efficiency" for r in select(rows, None))
+    normal, old = select(rows, ["efficiency"])
+    assert (normal.test, old.test) == ("ismcts:normal", "playouts:iters=50000")
+    quick = [r.test for r in build_rows(10, (10,), quick=True) if r.group == "efficiency"]
+    assert quick == ["ismcts:fast", "playouts:iters=5000"]
+    agent = bench_agent(old.test, 1)
+    assert agent.config.value_horizon == (0, 0, 0, 0)  # type: ignore[attr-defined]
+    assert agent.limit.iterations == 50_000  # type: ignore[attr-defined]
+    with pytest.raises(AgentSpecError):
+        bench_agent("playouts:iters=x", 1)
+
+    def outcome(row: object, shares: dict[tuple[int, int], float]) -> Outcome:
+        out = Outcome(row)  # type: ignore[arg-type]
+        for (deal, seat), share in shares.items():
+            out.records.append(GameRecord("r", deal, seat, share, 0.0, 0.0, 1.0, 4, (), (), (0,) * 4, (0,) * 4))
+            out.shares.setdefault(deal, []).append(share)
+        return out
+
+    figure = efficiency_figure(
+        outcome(normal, {(0, 0): 1.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 0.5}),
+        outcome(old, {(0, 0): 0.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 1.0}),
+    )
+    assert (figure.test, figure.opponents) == pytest.approx((0.625, 0.5))
+    assert figure.difference == pytest.approx(0.125)
