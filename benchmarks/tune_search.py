@@ -78,6 +78,12 @@ baseline files are the search that plays every later round out, value_horizon 0)
   python benchmarks/tune_search.py --deals 500 --base 9000 --against playout9000.json                  # 48.7%, +1.1 (-1.5..+3.8), 2/3 of the CPU
   python benchmarks/tune_search.py --deals 500 --base 9000 --iters 15000 --against playout9000.json    # 50.4%, +2.7 (-0.1..+5.7), equal CPU
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --config '{"value_horizon":[3,0,0,0]}'   # 62.1% (82.3% without)
+Fifteenth session, the split features heads-up and the levels' time (docs/tuning.md):
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --config '{"value_horizon":[0,5,3,4]}' --save default2p.json   # 82.3%
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --against default2p.json                 # 82.5%, +0.1 (-2.8..+2.8)
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --iters 14000 --against default2p.json   # 83.4%, +1.1 (-1.8..+3.8)
+  python benchmarks/tune_search.py --deals 200 --base 9000 --iters 50000 --config '{"value_horizon":[0,0,0,0]}' --save oldstrong9000.json   # 51.0%
+  python benchmarks/tune_search.py --deals 200 --base 9000 --iters 15000 --against oldstrong9000.json          # 52.4%, +1.4 (-2.8..+5.9)
 """
 
 from __future__ import annotations
