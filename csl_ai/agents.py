@@ -97,7 +97,7 @@ def level_limit(level: str, players: int, seed: int | None = None, threads: int 
 
 
 def level_range_text(level: str) -> str:
-    """A level's iterations in words, from heads-up to the most at any player count."""
+    """A level's iterations in words, the fewest to the most at any player count."""
     low = min(level_iterations(level, n) for n in LEVEL_SCALE)
     high = max(level_iterations(level, n) for n in LEVEL_SCALE)
     return f"{low:,}" if low == high else f"{low:,}-{high:,}"
@@ -232,7 +232,7 @@ class IsmctsAgent:
     @classmethod
     def at_level(cls, level: str, seed: int | None = None, threads: int = 1) -> IsmctsAgent:
         """The agent of a named level (`LEVELS`): its iterations follow the game's player
-        count (`level_iterations`); ``limit`` holds the heads-up budget."""
+        count (`level_iterations`); ``limit`` holds the level's base budget (`LEVELS`)."""
         _check_level(level)
         limit = SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
         name = f"ismcts:{level}" + (f",threads={threads}" if threads != 1 else "")
