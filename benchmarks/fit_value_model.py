@@ -9,6 +9,12 @@ of the games) against a uniform guess and a fit on the points alone, then the fi
 points' error of the points line against the points now plus their mean gain, then the
 weights in the shape of SearchConfig.value_weights and value_points_weights.
 
+`--seats` draws the seats from other agents instead, so the value can be fitted to the
+search's own games (expert iteration: 4 players, two seats of `ismcts:iters=3000`, fitted
+and played against the shipped value, gained nothing; docs/tuning.md, sixteenth
+session); `--rows FILE` keeps the games' rows so a refit (another `--split-players`)
+needs no replay.
+
 The split features (what a random split of the sky cards still to come would give each
 seat) explain the bots' games better at every player count (4 players, one round left:
 1.169 nats with the tallies alone, 1.131 with them), but only heads-up did the search
@@ -17,23 +23,25 @@ weights printed use them; the others are the fit on the tallies alone, with zero
 on the split features.
 
 Run: python benchmarks/fit_value_model.py [--games 20000] [--players 2 3 4 5] [--workers 2]
-     [--split-players 2]
+     [--split-players 2] [--seats SPEC ...] [--rows FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import random
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from csl_ai.agents import make_agent  # noqa: E402
+from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
 from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
@@ -43,10 +51,10 @@ TALLY_FEATURES = VALUE_FEATURES.index("split_candy")
 """The features before the random split of the cards to come (the fourteenth session's value)."""
 
 
-def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """One game: (rounds left, features (seats, F), final shares, final points) at each
-    later round's start."""
-    players, seed = task
+def play(task: tuple[int, int, tuple[str, ...]]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """One game, each seat drawn from SEATS: (rounds left, features (seats, F), final
+    shares, final points) at each later round's start."""
+    players, seed, seats = task
     rng = random.Random(seed)
     if seed % 2:
         sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
@@ -55,7 +63,7 @@ def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray, np.nd
     else:
         rules = RulesConfig(players=players)
     game = Game(rules, seed=seed)
-    agents = [make_agent(rng.choice(TUNING_BOTS), rng.getrandbits(62)) for _ in range(players)]
+    agents = [make_agent(rng.choice(seats), rng.getrandbits(62)) for _ in range(players)]
     rows: list[tuple[int, np.ndarray]] = []
     seen = 0
     while not game.is_over:
@@ -70,6 +78,43 @@ def play(task: tuple[int, int]) -> list[tuple[int, np.ndarray, np.ndarray, np.nd
     return [(left, f, shares, points) for left, f in rows]
 
 
+class RowsFileError(Exception):
+    """A --rows file that cannot be read, or that holds other games than asked for."""
+
+
+def save_rows(path: Path, games: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]], played: dict) -> None:
+    """Write the games' rows as flat arrays (game index, rounds left, features, shares,
+    points), with PLAYED (what made them) so a later run cannot mistake them for others."""
+    flat = [(index, *row) for index, rows in enumerate(games) for row in rows]
+    np.savez_compressed(
+        path,
+        played=np.array(json.dumps(played, sort_keys=True)),
+        game=np.array([row[0] for row in flat]),
+        left=np.array([row[1] for row in flat]),
+        features=np.stack([row[2] for row in flat]),
+        shares=np.stack([row[3] for row in flat]),
+        points=np.stack([row[4] for row in flat]),
+        games=np.array(len(games)),
+    )
+
+
+def load_rows(path: Path, played: dict) -> list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]]:
+    """The games save_rows wrote, in their order; RowsFileError unless they were played as PLAYED."""
+    try:
+        with np.load(path) as data:
+            kept = json.loads(str(data["played"]))
+            columns = [data[name] for name in ("game", "left", "features", "shares", "points")]
+            count = int(data["games"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise RowsFileError(f"cannot read rows file {path}: {error}") from None
+    if kept != played:
+        raise RowsFileError(f"rows file {path} holds games played as {kept}, not {played}: give another --rows")
+    games: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(count)]
+    for index, left, f, shares, points in zip(*columns):
+        games[int(index)].append((int(left), f, shares, points))
+    return games
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20_000)
@@ -82,13 +127,55 @@ def main() -> int:
         help="player counts whose printed weights use the split features (the others: the "
         "tallies alone, zero weight on split_*; default 2, as shipped)",
     )
+    parser.add_argument(
+        "--seats", nargs="+", default=list(TUNING_BOTS),
+        help="agent specs each seat is drawn from, uniformly (repeat one to weight it; "
+        "default: the tuning bots)",
+    )
+    parser.add_argument(
+        "--rows", help="file that keeps the played games' rows ({players} is replaced by the "
+        "player count): read when it exists, written otherwise, so a refit needs no replay",
+    )
     args = parser.parse_args()
+    try:
+        for spec in args.seats:
+            make_agent(spec, 0)
+    except AgentSpecError as error:
+        print(f"fit_value_model: {error}", file=sys.stderr)
+        return 2
+    try:
+        table = fit_all(args)
+    except RowsFileError as error:
+        print(f"fit_value_model: {error}", file=sys.stderr)
+        return 2
+    print("features:", ", ".join(VALUE_FEATURES))
+    for name, column in (("value_weights", 1), ("value_points_weights", 2)):
+        print(f"{name} = (")
+        for row in table:
+            print(f"    (  # {row[0]} players, by rounds left")
+            for w in row[column]:
+                print(f"        {w},")
+            print("    ),")
+        print(")")
+    return 0
+
+
+def fit_all(args: argparse.Namespace) -> list[tuple[int, list, list]]:
+    """Play (or read) each player count's games, print the fits' held-out figures, and
+    return (players, value weights, points weights by rounds left) per player count."""
     table = []
     for players in args.players:
         started = time.time()
-        tasks = [(players, args.seed * 10_000_000 + players * 1_000_000 + g) for g in range(args.games)]
-        with multiprocessing.Pool(args.workers) as pool:
-            games = pool.map(play, tasks, chunksize=64)
+        tasks = [(players, args.seed * 10_000_000 + players * 1_000_000 + g, tuple(args.seats)) for g in range(args.games)]
+        cache = None if args.rows is None else Path(args.rows.replace("{players}", str(players)))
+        played = {"players": players, "games": args.games, "seed": args.seed, "seats": list(args.seats)}
+        if cache is not None and cache.exists():
+            games = load_rows(cache, played)
+        else:
+            with multiprocessing.Pool(args.workers) as pool:
+                games = pool.map(play, tasks, chunksize=16)
+            if cache is not None:
+                save_rows(cache, games, played)
         held = int(len(games) * 0.8)
         by_left: dict[int, dict[str, list]] = {}
         for index, rows in enumerate(games):
@@ -124,16 +211,7 @@ def main() -> int:
             weights.append(tuple(round(float(x), 4) for x in w))
             points_weights.append(tuple(round(float(x), 3) for x in pw))
         table.append((players, weights, points_weights))
-    print("features:", ", ".join(VALUE_FEATURES))
-    for name, column in (("value_weights", 1), ("value_points_weights", 2)):
-        print(f"{name} = (")
-        for row in table:
-            print(f"    (  # {row[0]} players, by rounds left")
-            for w in row[column]:
-                print(f"        {w},")
-            print("    ),")
-        print(")")
-    return 0
+    return table
 
 
 if __name__ == "__main__":
