@@ -10,10 +10,10 @@ points' error of the points line against the points now plus their mean gain, th
 weights in the shape of SearchConfig.value_weights and value_points_weights.
 
 `--seats` draws the seats from other agents instead, so the value can be fitted to the
-search's own games (expert iteration: 4 players, two seats of `ismcts:iters=3000`, fitted
-and played against the shipped value, gained nothing; docs/tuning.md, sixteenth
-session); `--rows FILE` keeps the games' rows so a refit (another `--split-players`)
-needs no replay.
+search's own games (expert iteration; with two seats of `ismcts:iters=3000` such fits
+played 1–2 points below the shipped value at 2 and 4 players, within the noise:
+docs/tuning.md, sixteenth session); `--rows FILE` keeps the games' rows so a refit
+(another `--split-players`) needs no replay.
 
 The split features (what a random split of the sky cards still to come would give each
 seat) explain the bots' games better at every player count (4 players, one round left:
