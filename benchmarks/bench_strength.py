@@ -13,7 +13,9 @@ Rows and targets (issue 3):
   ismcts-vs-heuristic-4p   ISMCTS 10k iterations, three heuristics  target >= 45%
   ismcts-vs-random-4p      ISMCTS 10k iterations, three random bots target >= 90%
   ismcts-vs-heuristic-2p   ISMCTS 10k iterations heads-up           target >= 70%
-  curve                    ISMCTS at 1k, 3k, 10k, 30k iterations against three heuristics
+  curve                    ISMCTS at 1k, 3k, 10k, 30k iterations against three heuristics;
+                           the top budget paired against the bottom one (issue 12: 30k's
+                           interval above 3k's)
   ismcts-vs-zoo-NAME-4p    ISMCTS 10k iterations against three `zoo:NAME` bots (csl_ai/zoo.py),
                            NAME = cautious, leopards, stars, trumps, bettor; target >= 45%.
                            Not in the default run: add them with --zoo, or name them (or
@@ -507,7 +509,8 @@ def print_curve(outcomes: Sequence[tuple[int, Outcome]]) -> None:
         f"{'iterations':>10} {'games':>5} {'win share':>9} {'95% CI (deals)':>15}  bar (| = 2.5%)"
     )
     previous = None
-    for iters, out in sorted(outcomes, key=lambda e: e[0]):
+    ordered = sorted(outcomes, key=lambda e: e[0])
+    for iters, out in ordered:
         lo, hi = bootstrap(out.shares)
         trend = "" if previous is None else ("  up" if out.share > previous else "  not up")
         print(
@@ -515,17 +518,38 @@ def print_curve(outcomes: Sequence[tuple[int, Outcome]]) -> None:
             f"{'|' * round(out.share * 40)}{trend}"
         )
         previous = out.share
+    if len(ordered) > 1:
+        print(curve_verdict(ordered[0], ordered[-1]))
 
 
-def efficiency_figure(normal: Outcome, old_strong: Outcome) -> PairedFigure:
-    """The normal level's win share against the old strong's on the same (deal, seat)."""
-    test = {(g.deal, g.rotation): g.win_share for g in normal.records}
-    other = {(g.deal, g.rotation): [g.win_share] for g in old_strong.records}
-    return paired_figure(test, other)
+def curve_verdict(low: tuple[int, Outcome], high: tuple[int, Outcome]) -> str:
+    """The top budget against the bottom one: the paired difference on the same (deal,
+    seat), and whether the top's interval lies above the bottom's (issue 12's target,
+    read literally)."""
+    (low_iters, low_out), (high_iters, high_out) = low, high
+    figure = paired_outcomes(high_out, low_out)
+    _, low_hi = bootstrap(low_out.shares)
+    high_lo, _ = bootstrap(high_out.shares)
+    ci = figure.ci95
+    paired = "no interval"
+    if ci is not None:
+        paired = f"{figure.difference * 100:+.1f} points ({ci[0] * 100:+.1f}..{ci[1] * 100:+.1f})"
+    verdict = "met" if high_lo > low_hi else "not met"
+    return (
+        f"{high_iters:,} against {low_iters:,} iterations on the same games: paired {paired}; "
+        f"{high_iters:,}'s interval above {low_iters:,}'s: {verdict}"
+    )
+
+
+def paired_outcomes(test: Outcome, other: Outcome) -> PairedFigure:
+    """TEST's win share against OTHER's on the same (deal, seat)."""
+    shares = {(g.deal, g.rotation): g.win_share for g in test.records}
+    others = {(g.deal, g.rotation): [g.win_share] for g in other.records}
+    return paired_figure(shares, others)
 
 
 def print_efficiency(normal: Outcome, old_strong: Outcome) -> None:
-    figure = efficiency_figure(normal, old_strong)
+    figure = paired_outcomes(normal, old_strong)
     ci = figure.ci95
     if ci is None or math.isnan(figure.difference):
         verdict_text = "no interval"

@@ -300,14 +300,7 @@ def test_zoo_rows_exist_but_run_only_when_asked() -> None:
 
 
 def test_the_efficiency_rows_pair_the_normal_level_with_the_old_strong() -> None:
-    from bench_strength import (
-        GameRecord,
-        Outcome,
-        bench_agent,
-        build_rows,
-        efficiency_figure,
-        select,
-    )
+    from bench_strength import bench_agent, build_rows, paired_outcomes, select
 
     rows = build_rows(100, (10, 100))
     assert not any(r.group == "efficiency" for r in select(rows, None))
@@ -321,16 +314,39 @@ def test_the_efficiency_rows_pair_the_normal_level_with_the_old_strong() -> None
     with pytest.raises(AgentSpecError):
         bench_agent("playouts:iters=x", 1)
 
-    def outcome(row: object, shares: dict[tuple[int, int], float]) -> Outcome:
-        out = Outcome(row)  # type: ignore[arg-type]
-        for (deal, seat), share in shares.items():
-            out.records.append(GameRecord("r", deal, seat, share, 0.0, 0.0, 1.0, 4, (), (), (0,) * 4, (0,) * 4))
-            out.shares.setdefault(deal, []).append(share)
-        return out
-
-    figure = efficiency_figure(
-        outcome(normal, {(0, 0): 1.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 0.5}),
-        outcome(old, {(0, 0): 0.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 1.0}),
+    figure = paired_outcomes(
+        _outcome(normal, {(0, 0): 1.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 0.5}),
+        _outcome(old, {(0, 0): 0.0, (0, 1): 0.0, (1, 0): 1.0, (1, 1): 1.0}),
     )
     assert (figure.test, figure.opponents) == pytest.approx((0.625, 0.5))
     assert figure.difference == pytest.approx(0.125)
+
+
+def _outcome(row: object, shares: dict[tuple[int, int], float]) -> object:
+    """An Outcome of ROW with one game a (deal, seat) at the given win shares."""
+    from bench_strength import GameRecord, Outcome
+
+    out = Outcome(row)  # type: ignore[arg-type]
+    for (deal, seat), share in shares.items():
+        out.records.append(GameRecord("r", deal, seat, share, 0.0, 0.0, 1.0, 4, (), (), (0,) * 4, (0,) * 4))
+        out.shares.setdefault(deal, []).append(share)
+    return out
+
+
+def test_the_curve_verdict_pairs_the_budgets_and_reads_the_target_literally() -> None:
+    from bench_strength import build_rows, curve_verdict
+
+    low_row, high_row = (r for r in build_rows(100, (3000, 30000)) if r.group == "curve")
+    rng = random.Random(5)
+    cells = [(deal, seat) for deal in range(60) for seat in range(4)]
+    low = {cell: 1.0 if rng.random() < 0.3 else 0.0 for cell in cells}
+    # the top budget wins every game the bottom one won, and a few more: paired above zero
+    close = {cell: 1.0 if low[cell] or rng.random() < 0.1 else 0.0 for cell in cells}
+    text = curve_verdict((3000, _outcome(low_row, low)), (30000, _outcome(high_row, close)))
+    assert text.startswith("30,000 against 3,000 iterations on the same games: paired +")
+    assert text.endswith("30,000's interval above 3,000's: not met")
+    paired = text.split("paired ")[1].split(" points (")[1].split(")")[0]
+    assert float(paired.split("..")[0]) > 0
+    far = {cell: 1.0 if low[cell] or rng.random() < 0.6 else 0.0 for cell in cells}
+    text = curve_verdict((3000, _outcome(low_row, low)), (30000, _outcome(high_row, far)))
+    assert text.endswith("3,000's: met")
