@@ -166,12 +166,13 @@ def fit_all(args: argparse.Namespace) -> list[tuple[int, list, list]]:
     table = []
     for players in args.players:
         started = time.time()
-        tasks = [(players, args.seed * 10_000_000 + players * 1_000_000 + g, tuple(args.seats)) for g in range(args.games)]
         cache = None if args.rows is None else Path(args.rows.replace("{players}", str(players)))
         played = {"players": players, "games": args.games, "seed": args.seed, "seats": list(args.seats)}
         if cache is not None and cache.exists():
             games = load_rows(cache, played)
         else:
+            seeds = (args.seed * 10_000_000 + players * 1_000_000 + g for g in range(args.games))
+            tasks = [(players, seed, tuple(args.seats)) for seed in seeds]
             with multiprocessing.Pool(args.workers) as pool:
                 games = pool.map(play, tasks, chunksize=16)
             if cache is not None:
