@@ -275,16 +275,20 @@ class Table:
 
     def hint_search(
         self, seat: int | None = None, threads: int = 1
-    ) -> tuple[Observation, SearchLimit, SearchConfig | None]:
+    ) -> tuple[Observation, SearchLimit, SearchConfig]:
         """What a hint searches, without searching: the waiting human's observation, the
-        AI seats' budget with a fresh hint seed, and their settings. A caller that must not
-        block (the web table) runs `csl_ai.search.search` on these elsewhere."""
+        AI seats' budget with a fresh hint seed, and their settings (the default search's
+        when no AI seat searches). A caller that must not block (the web table) runs
+        `csl_ai.search.search` on these elsewhere."""
+        from csl_ai.search import SearchConfig
+
         waiting = self.waiting_for
         if waiting is None or (seat is not None and seat != waiting):
             raise IllegalMoveError("no human decision to advise on now")
         self._hints += 1
         limit = self.hint_limit(derived_seed(self.game.seed, f"hint{self._hints}"), threads)
-        config = getattr(self._searching_agent(), "config", None)
+        agent = self._searching_agent()
+        config = SearchConfig() if agent is None else agent.config  # type: ignore[attr-defined]
         return self.game.observation(waiting), limit, config
 
     def hint(self, seat: int | None = None, threads: int = 1) -> SearchResult:

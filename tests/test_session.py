@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from csl_ai.errors import IllegalMoveError, InvalidRecordError
 from csl_ai.game import Phase
 from csl_ai.moves import Move
 from csl_ai.records import load_record, new_record_path, records_folder, replay_record
+from csl_ai.search import SearchConfig, search
 from csl_ai.session import HUMAN, Table, TableError, TableOptions
 
 
@@ -142,6 +144,15 @@ def test_the_hint_searches_at_the_ai_seats_level() -> None:
     assert four.hint_limit().iterations == 15_000
     assert four.hint_level_text() == "the AI seats' level, normal"
     assert Table.new(TableOptions(players=4, humans=(0,), ai="heuristic", seed=6)).hint_limit().iterations == 15_000
+
+
+@pytest.mark.parametrize("ai", ["random", "heuristic", "pimc:iters=50", "zoo:cautious"])
+def test_the_hint_searches_by_default_when_no_ai_seat_does(ai: str) -> None:
+    table = Table.new(TableOptions(players=2, humans=(0,), ai=ai, seed=6))
+    obs, limit, config = table.hint_search()
+    assert config == SearchConfig() and limit.iterations == 14_000
+    result = search(obs, replace(limit, iterations=200), config)
+    assert result.iterations == 200 and result.best_move in table.game.legal_moves(0)
 
 
 @pytest.mark.parametrize(
