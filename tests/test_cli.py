@@ -588,6 +588,11 @@ BAD_INPUTS: list[tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = [
         lambda t: ["play", "--record", str(t / "no" / "g.json")],
         ("--record", "does not exist"),
     ),
+    (
+        "play record file exists",
+        lambda t: ["play", "--record", _write(t, "notes.txt", "precious")],
+        ("--record", "notes.txt", "already exists"),
+    ),
     ("unknown option", lambda t: ["play", "--colour", "blue"], ("--colour",)),
     ("no command", lambda t: [], ("missing command",)),
     ("unknown command", lambda t: ["fly"], ("fly",)),
@@ -757,3 +762,18 @@ def test_near_ties_are_marked_too_close_to_call() -> None:
     best_line = next(line for line in out.stdout.splitlines() if line.startswith("Best move: "))
     assert "too close to call with" in best_line
     assert "≈" in out.stdout
+
+
+def test_csl_play_never_replaces_a_file_unasked(tmp_path: Path) -> None:
+    """--record refuses an existing file, which stays as it was; the game being resumed
+    may be saved back to its own file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("precious")
+    assert_one_line_error(invoke(["play", "-n", "2", "--ai", "random", "--record", str(notes)], "quit\n"))
+    assert notes.read_text() == "precious"
+    cut = tmp_path / "cut.json"
+    assert_ok(invoke(["play", "-n", "2", "--ai", "random", "--seed", "3", "--record", str(cut)], "quit\n"))
+    assert_one_line_error(invoke(["play", "-n", "2", "--ai", "random", "--record", str(cut)], "quit\n"))
+    resumed = invoke(["play", "--resume", str(cut), "--record", str(cut)], "quit\n")
+    assert_ok(resumed)
+    assert load_record(cut)["seed"] == 3

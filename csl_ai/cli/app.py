@@ -211,9 +211,9 @@ def play(
         str | None,
         typer.Option(
             "--record",
-            help="Where to save the game record (default: a new csl-game-TIME.json in "
-            "$CSL_RECORDS_DIR, else $XDG_DATA_HOME/csl/records, else "
-            "~/.local/share/csl/records).",
+            help="Where to save the game record, a file that does not exist yet (default: "
+            "a new csl-game-TIME.json in $CSL_RECORDS_DIR, else $XDG_DATA_HOME/csl/records, "
+            "else ~/.local/share/csl/records).",
         ),
     ] = None,
     first_seat: Annotated[int, typer.Option("--first-seat", help="Seat leading round 1.")] = 0,

@@ -569,6 +569,22 @@ def check_writable(path: Path, option: str = "--record") -> None:
         raise OutputWriteError(f"cannot write record file {path_label(path)}: permission denied")
 
 
+def check_not_taken(path: Path, resume: str | None) -> None:
+    """CliInputError (exit 2) when --record names a file that exists already, unless it is
+    the game being resumed: a record, or anything else, is never replaced unasked."""
+    if not path.exists():
+        return
+    try:
+        if resume is not None and os.path.samefile(path, resume):
+            return
+    except OSError:
+        pass
+    raise CliInputError(
+        f"--record: {path_label(path)} already exists; choose a new file "
+        "(a saved game goes on with --resume FILE)"
+    )
+
+
 def _seats_text(table: Table) -> str:
     """``Humans at seats 0; heuristic at seats 1, 2``: who sits where."""
     by_spec: dict[str, list[int]] = {}
@@ -600,6 +616,7 @@ def play_command(options: PlayOptions, console: Console) -> int:
     if options.record:
         given_path = Path(options.record)
         check_writable(given_path)
+        check_not_taken(given_path, options.resume)
     session = new_session(options, console, console_ask(console))
     table = session.table
     if given_path is not None:
