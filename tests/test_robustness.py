@@ -1180,3 +1180,21 @@ def test_a_missing_or_wrong_token_is_one_line_saying_how_to_give_it(
         assert lines[0].startswith("csl: error: ") and says in lines[0], lines[0]
         assert "--ray-token-file" in lines[0] and "RAY_AUTH_TOKEN" in lines[0]
         assert not out.exists(), "refused before the run was announced or its folder made"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_full_stdout_is_one_line_on_stderr(json_flag: list[str]) -> None:
+    """With --json an error is also a JSON object on stdout; when stdout itself is what
+    failed, the line on stderr is all there is, never a traceback."""
+    position = ROOT / "docs" / "position-example.json"
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "csl_ai", "best-move", str(position), "-i", "20", *json_flag],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+            timeout=120,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == ["csl: error: No space left on device"]

@@ -178,7 +178,10 @@ def error_line(message: str, kind: str = "CslError", code: int = EXIT_BAD_INPUT)
     """Print ``csl: error: message`` as one line on stderr, and in JSON mode the same
     error as a JSON object on stdout (kind and code are for that object)."""
     if STATE.json:
-        typer.echo(error_json(kind, message, code))
+        try:
+            typer.echo(error_json(kind, message, code))
+        except OSError:
+            pass  # stdout itself failed (full, closed): the line on stderr still says why
     typer.echo(f"{PROG}: error: {one_line(message)}", err=True)
 
 
