@@ -508,6 +508,11 @@ def position_from_dict(data: object) -> Observation:
         and current.tricks[-1].complete
     )
     pending = _read_pending(top.get("pending", []), n, err)
+    if piles is None and pending and seat not in pending:
+        raise err(
+            f"pending: {list(pending)!r} leaves out seat {seat}, whose piles are null: "
+            "a seat that has not allocated is still choosing"
+        )
     obs = Observation(rules=rules, seat=seat, rounds=tuple(rounds), over=over, pending=pending)
     obs.public_view()
     _check_voids_fit(obs)

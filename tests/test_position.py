@@ -725,3 +725,18 @@ def test_documented_example_parses() -> None:
     assert obs.seat == 1 and obs.phase is Phase.PLAY and obs.to_move == 1
     assert sorted(str(m) for m in obs.legal_moves()) == ["G5", "R1"]
     assert position_to_json(observation_to_position(obs)) == blocks[0]
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_a_seat_still_allocating_must_be_pending(players: int) -> None:
+    """piles null says the seat has not allocated; a pending list without it contradicts
+    that (with pending left out, the seat is taken to be choosing)."""
+    game = Game(RulesConfig(players=players), seed=players)
+    game.apply(game.legal_moves(0)[0], 0)
+    data = observation_to_position(game.observation(1))
+    assert data["piles"] is None and data["pending"] == list(range(1, players))
+    position_from_dict(copy.deepcopy(data))
+    data["pending"] = [0]
+    rejects(data, r"pending: \[0\] leaves out seat 1, whose piles are null")
+    data["pending"] = []
+    position_from_dict(data)
