@@ -149,8 +149,8 @@ class SearchLimit:
             raise SearchSettingsError(f"time_ms must be a positive number, got {self.time_ms!r}")
         if not _is_int(self.threads) or not 1 <= self.threads <= 256:
             raise SearchSettingsError(f"threads must be an integer 1..256, got {self.threads!r}")
-        if self.seed is not None and (not _is_int(self.seed) or self.seed < 0):
-            raise SearchSettingsError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.seed is not None and (not _is_int(self.seed) or not 0 <= self.seed <= _MASK64):
+            raise SearchSettingsError(f"seed must be an integer 0..2**64-1, got {self.seed!r}")
 
 
 @dataclass(frozen=True)

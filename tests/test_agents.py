@@ -476,8 +476,10 @@ def test_search_agent_limits_are_checked() -> None:
         PimcAgent(None, time_ms=math.inf)
     with pytest.raises(CslError, match="threads must be an integer"):
         PimcAgent(10, threads=0)
-    with pytest.raises(CslError, match="seed must be a non-negative integer"):
+    with pytest.raises(CslError, match=r"seed must be an integer 0\.\.2\*\*64-1"):
         PimcAgent(10, seed=-1)
+    with pytest.raises(CslError, match=r"seed must be an integer 0\.\.2\*\*64-1"):
+        PimcAgent(10, seed=2**64)
     with pytest.raises(AgentSpecError, match="unknown level 'turbo'"):
         IsmctsAgent.at_level("turbo")
     with pytest.raises(AgentSpecError, match="no level budget for 6 players"):

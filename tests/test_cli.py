@@ -589,6 +589,11 @@ BAD_INPUTS: list[tuple[str, Callable[[Path], list[str]], tuple[str, ...]]] = [
         ("--record", "does not exist"),
     ),
     (
+        "best-move seed beyond 64 bits",
+        lambda t: ["best-move", str(position_file(t)[0]), "--seed", str(2**64)],
+        ("--seed", "must be 0..18446744073709551615"),
+    ),
+    (
         "play record file exists",
         lambda t: ["play", "--record", _write(t, "notes.txt", "precious")],
         ("--record", "notes.txt", "already exists"),

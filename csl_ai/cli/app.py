@@ -102,9 +102,10 @@ MAX_REPEATS = 1000
 
 
 def check_seed(seed: int | None) -> None:
-    """Raise CliInputError for a negative search seed."""
-    if seed is not None and seed < 0:
-        raise CliInputError(f"--seed: must be 0 or more, got {short_repr(seed)}")
+    """Raise CliInputError for a search seed the search cannot take (it has 64 bits: a
+    larger one would repeat a smaller one's answer)."""
+    if seed is not None and not 0 <= seed < 2**64:
+        raise CliInputError(f"--seed: must be 0..{2**64 - 1}, got {short_repr(seed)}")
 
 
 def check_time_ms(time_ms: float | None) -> None:
