@@ -36,6 +36,7 @@ from csl_ai.search import (
     search,
 )
 from csl_ai.tournament.harness import RunOptions
+from csl_ai.tournament.runner import TournamentError
 from csl_ai.tournament.train import TrainConfig, train
 
 
@@ -206,3 +207,15 @@ def test_playout_scores_are_the_weights_dot_the_features() -> None:
         )
         assert same == cards
         assert np.allclose(scores, np.asarray(rows) @ weights)
+
+
+def test_a_player_count_given_twice_is_refused_before_any_game(tmp_path: Path) -> None:
+    with pytest.raises(TournamentError, match=r"players: each count once, got \[2, 2\]"):
+        TrainConfig(players=(2, 2))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        app, ["train", "--players", "2,2", "--workers", "0", "--out", str(out)]
+    )
+    assert result.exit_code == 2
+    assert "--players: each count once" in result.output
+    assert not out.exists()

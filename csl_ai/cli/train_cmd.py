@@ -33,6 +33,8 @@ def _players(text: str) -> tuple[int, ...]:
         raise CliInputError(f"--players: expected counts like 2,3,4,5, got {text[:40]!r}") from None
     if not values or any(v not in (2, 3, 4, 5) for v in values):
         raise CliInputError(f"--players: each count must be 2..5, got {text[:40]!r}")
+    if len(set(values)) != len(values):
+        raise CliInputError(f"--players: each count once, got {text[:40]!r}")
     return values
 
 

@@ -48,6 +48,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not self.players or any(p not in (2, 3, 4, 5) for p in self.players):
             raise TournamentError(f"players: each must be 2..5, got {list(self.players)!r}")
+        if len(set(self.players)) != len(self.players):
+            raise TournamentError(f"players: each count once, got {list(self.players)!r}")
         for name, value, top in (
             ("games", self.games, 1_000_000),
             ("generations", self.generations, MAX_GENERATIONS),
