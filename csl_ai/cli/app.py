@@ -19,6 +19,7 @@ from csl_ai.cli.common import (
     MAX_ITERATIONS,
     MAX_TIME_MS,
     STATE,
+    DECK_HELP,
     CliInputError,
     CslGroup,
     check_positive,
@@ -192,7 +193,7 @@ def play(
     star_option: Annotated[
         StarOption, typer.Option("--star-option", help="Shooting star A with all 3 stars.")
     ] = StarOption.TWICE,
-    deck: Annotated[str | None, typer.Option("--deck", help="Sky deck TOML file.")] = None,
+    deck: Annotated[str | None, typer.Option("--deck", help=DECK_HELP)] = None,
     seed: Annotated[
         int | None, typer.Option(
             "--seed",

@@ -138,6 +138,13 @@ CLI_EXCEPTIONS: Final = _cli_exception_classes()
 """Errors typer raises for a bad command line (exit_code 2) or a bad file argument."""
 
 
+DECK_HELP: Final = (
+    "Sky deck TOML file (default: the built-in deck, also named by 'default'; "
+    "./default for a file of that name)."
+)
+"""The --deck option's help, shared by every command that deals."""
+
+
 class CliInputError(CslError):
     """A command-line value that is well typed but not allowed (e.g. a seat out of range)."""
 

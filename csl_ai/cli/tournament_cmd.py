@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 
 from csl_ai.cli.common import (
+    DECK_HELP,
     EXIT_FAILURE,
     CliInputError,
     check_agent_budget,
@@ -127,7 +128,7 @@ Star = Annotated[
     Optional[StarOption],  # noqa: UP007
     typer.Option("--star-option", help="Shooting star A with all 3 stars."),
 ]
-Deck = Annotated[Optional[str], typer.Option("--deck", help="Sky deck TOML file.")]  # noqa: UP007
+Deck = Annotated[Optional[str], typer.Option("--deck", help=DECK_HELP)]  # noqa: UP007
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
