@@ -1198,3 +1198,17 @@ def test_a_full_stdout_is_one_line_on_stderr(json_flag: list[str]) -> None:
         )
     assert proc.returncode == 1
     assert proc.stderr.decode().splitlines() == ["csl: error: No space left on device"]
+
+
+def test_a_closed_stdout_is_a_failure_not_a_silent_success() -> None:
+    position = ROOT / "docs" / "position-example.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "csl_ai", "best-move", str(position), "-i", "20"],
+        stdout=None,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),
+        env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == ["csl: error: standard output: closed, nowhere to answer"]

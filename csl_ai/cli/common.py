@@ -277,6 +277,12 @@ class CslGroup(TyperGroup):
         STATE.debug = False
         arglist = list(sys.argv[1:] if args is None else args)
         STATE.json = _asks_for_json(arglist)
+        if sys.stdout is None:
+            # started with stdout closed: every answer would vanish while the exit said 0
+            error_line("standard output: closed, nowhere to answer", "OutputWriteError", EXIT_FAILURE)
+            if standalone_mode:
+                sys.exit(EXIT_FAILURE)
+            return EXIT_FAILURE
         try:
             with signals_as_exceptions():
                 rv = super().main(
