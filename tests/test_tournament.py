@@ -422,6 +422,14 @@ def test_cli_selfplay_writes_records_and_rows(tmp_path: Path) -> None:
     assert json.loads(lines[0])["record"]["agents"] == ["random"] * 3
     rows = (out / TRAINING_FILE).read_text().splitlines()
     assert len(rows) == 2 * 6 * (3 + 3 + 3 * 6)
+    code, text = _cli(["tournament", "--resume", str(out), "--workers", "0", "-q"])
+    assert code == 2 and "holds a selfplay run; continue it with csl selfplay --resume" in text, text
+    tour = tmp_path / "tour"
+    code, text = _cli(["tournament", "--agents", "random,heuristic", "--players", "2", "--games", "1",
+                       "--seed", "3", "--out", str(tour), "--workers", "0", "-q"])
+    assert code == 0, text
+    code, text = _cli(["selfplay", "--resume", str(tour), "--workers", "0", "-q"])
+    assert code == 2 and "holds a tournament run; continue it with csl tournament --resume" in text, text
 
 
 # --- where the games are played -------------------------------------------------------------

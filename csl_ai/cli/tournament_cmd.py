@@ -248,6 +248,7 @@ def _run(
     out: str | None,
     resume: str | None,
     options: RunOptions,
+    mode: str,
 ) -> tuple[Summary, Path]:
     """Start (config into out) or resume through the harness; failures become exit codes."""
     from csl_ai.tournament import harness
@@ -257,7 +258,7 @@ def _run(
     directory = Path(resume if resume is not None else out or "")
     try:
         if resume is not None:
-            summary = harness.resume(resume, options, console=console)
+            summary = harness.resume(resume, options, console=console, mode=mode)
         elif config is not None:
             summary = harness.start(config, directory, options, console=console)
         else:
@@ -328,7 +329,7 @@ def register(app: typer.Typer) -> None:
             _check_new_run(config, out, "--agents")
             _check_cluster(options)
             _announce(config, out)
-        summary, directory = _run(config, out, resume, options)
+        summary, directory = _run(config, out, resume, options, "tournament")
         stdout = Console(highlight=False)
         stdout.print(summary.table())
         stdout.print(summary.head_to_head_table())
@@ -388,6 +389,6 @@ def register(app: typer.Typer) -> None:
             _check_new_run(config, out, "--agent")
             _check_cluster(options)
             _announce(config, out)
-        summary, directory = _run(config, out, resume, options)
+        summary, directory = _run(config, out, resume, options, "selfplay")
         files = "games.jsonl" + (", training.jsonl" if (directory / "training.jsonl").exists() else "")
         typer.echo(f"{summary.games} games in {str(directory)!r}: {files}")

@@ -826,9 +826,17 @@ def resume(
     *,
     factory: AgentFactory | None = None,
     console: Console | None = None,
+    mode: str | None = None,
 ) -> Summary:
-    """Finish the tournament in out: play only its jobs that have no games line yet."""
+    """Finish the tournament in out: play only its jobs that have no games line yet.
+    With mode ("tournament" or "selfplay"), TournamentError for a run of the other kind,
+    whose command writes other files."""
     results = ResultsDir.open(out)
+    if mode is not None and results.config.mode != mode:
+        held = results.config.mode
+        raise TournamentError(
+            f"out: {path_label(Path(out))} holds a {held} run; continue it with csl {held} --resume"
+        )
     check_cluster(options)
     return _run(results, options, factory, console)
 
