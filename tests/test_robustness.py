@@ -1212,3 +1212,90 @@ def test_a_closed_stdout_is_a_failure_not_a_silent_success() -> None:
     )
     assert proc.returncode == 1
     assert proc.stderr.decode().splitlines() == ["csl: error: standard output: closed, nowhere to answer"]
+
+
+_SIGNAL_WHILE_LOADING = """
+import builtins, os, signal, sys
+import csl_ai.__main__ as entry
+real_import = builtins.__import__
+signum = getattr(signal, sys.argv[1])
+sent = []
+def hook(name, *args, **kwargs):
+    if name == "typer" and not sent:
+        sent.append(1)
+        os.kill(os.getpid(), signum)
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = hook
+sys.argv = ["csl", *sys.argv[2:]]
+entry.main()
+"""
+
+
+@pytest.mark.parametrize(("name", "code", "text"), [
+    ("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated by SIGTERM"),
+    ("SIGHUP", 129, "terminated by SIGHUP"),
+])  # fmt: skip
+def test_a_signal_while_the_command_line_loads_is_one_line(name: str, code: int, text: str) -> None:
+    """The signal arrives as the entry point imports typer: before any command runs."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_WHILE_LOADING, name, "best-move", "-", "--json"],
+        input=b"",
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        timeout=120,
+    )
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr.decode().splitlines() == [f"csl: error: {text}"]
+    assert json.loads(proc.stdout)["error"] == {"kind": "KeyboardInterrupt", "message": text, "exit_code": code}
+
+
+def test_a_signal_ignored_at_start_stays_ignored() -> None:
+    """nohup: a hang-up signal while loading, or while the command runs, changes nothing."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_WHILE_LOADING, "SIGHUP", "rules", "--players", "2"],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout and not proc.stderr
+    from csl_ai.cli.common import signals_as_exceptions
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with signals_as_exceptions():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_a_termination_a_library_turned_into_ctrl_c_keeps_its_signal() -> None:
+    """Ray catches the interrupt in ray.get and raises a KeyboardInterrupt of its own."""
+    from csl_ai.cli.common import interrupt_exit_code, interrupt_text, signals_as_exceptions
+
+    plain = KeyboardInterrupt()
+    with signals_as_exceptions():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            pass
+        assert (interrupt_exit_code(plain), interrupt_text(plain)) == (143, "terminated by SIGTERM")
+    with signals_as_exceptions():
+        assert (interrupt_exit_code(plain), interrupt_text(plain)) == (130, "interrupted")
+
+
+def test_the_command_lines_signal_handlers_outlive_ray_init() -> None:
+    from csl_ai.tournament.harness import python_signal_handlers_kept
+
+    def mine(signum: int, frame: Any) -> None: ...
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        with python_signal_handlers_kept():
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -1,4 +1,4 @@
-"""The `csl` command line (console script ``csl = "csl_ai.cli:main"``)."""
+"""The `csl` command line (the console script, `csl_ai.__main__.main`, guards its loading against signals and calls `main`)."""
 
 from __future__ import annotations
 

@@ -87,32 +87,53 @@ class TerminationSignal(KeyboardInterrupt):
         return 128 + self.signum
 
 
+_last_termination: list[TerminationSignal] = []
+"""The termination signal this command received, if any: a library that catches the
+interrupt and raises a plain KeyboardInterrupt of its own (Ray does) must not turn a
+SIGTERM into a Ctrl-C."""
+
+
+def _termination_of(e: BaseException) -> TerminationSignal | None:
+    if isinstance(e, TerminationSignal):
+        return e
+    return _last_termination[-1] if _last_termination else None
+
+
 def interrupt_exit_code(e: BaseException) -> int:
     """The exit code for an interrupt: 128 + its signal (130 for Ctrl-C)."""
-    return e.exit_code if isinstance(e, TerminationSignal) else EXIT_INTERRUPTED
+    termination = _termination_of(e)
+    return termination.exit_code if termination is not None else EXIT_INTERRUPTED
 
 
 def interrupt_text(e: BaseException) -> str:
     """How an interrupt is reported: ``interrupted`` or ``terminated by SIGTERM``."""
-    return f"terminated by {e.args[0]}" if isinstance(e, TerminationSignal) else "interrupted"
+    termination = _termination_of(e)
+    return f"terminated by {termination.args[0]}" if termination is not None else "interrupted"
 
 
 def _raise_termination(signum: int, frame: FrameType | None) -> None:
-    raise TerminationSignal(signum)
+    termination = TerminationSignal(signum)
+    _last_termination.append(termination)
+    raise termination
 
 
 @contextmanager
 def signals_as_exceptions() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise TerminationSignal in the main thread;
-    the handlers there before come back after. Elsewhere than the main thread (where
-    signal handlers cannot be set) it does nothing."""
+    """While the block runs, in the main thread, Ctrl-C raises KeyboardInterrupt and SIGTERM
+    and SIGHUP raise TerminationSignal; a signal ignored when the process started (nohup)
+    stays ignored, and the handlers there before come back after. Elsewhere than the main
+    thread (where signal handlers cannot be set) it does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous: dict[int, Any] = {}
+    _last_termination.clear()
     try:
         for signum in TERMINATION_SIGNALS:
-            previous[signum] = signal.signal(signum, _raise_termination)
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, _raise_termination)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
         yield
     finally:
         for signum, handler in previous.items():
@@ -258,7 +279,8 @@ class CslGroup(TyperGroup):
         """Run the command; an interrupt (Ctrl-C, SIGTERM, SIGHUP) that it lets through
         is one line and exit 128 + the signal (typer would make every one exit 130)."""
         try:
-            return super().invoke(ctx)
+            with signals_as_exceptions():
+                return super().invoke(ctx)
         except KeyboardInterrupt as e:
             if STATE.debug:
                 raise
@@ -284,15 +306,14 @@ class CslGroup(TyperGroup):
                 sys.exit(EXIT_FAILURE)
             return EXIT_FAILURE
         try:
-            with signals_as_exceptions():
-                rv = super().main(
-                    arglist,
-                    prog_name=prog_name or PROG,
-                    complete_var=complete_var,
-                    standalone_mode=False,
-                    windows_expand_args=windows_expand_args,
-                    **extra,
-                )
+            rv = super().main(
+                arglist,
+                prog_name=prog_name or PROG,
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK
         except typer.Exit as e:
             code = e.exit_code

@@ -55,8 +55,10 @@ import json
 import logging
 import os
 import re
+import signal
 import socket
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -690,6 +692,27 @@ def ray_code_path() -> Iterator[None]:
         os.chdir(before)
 
 
+@contextmanager
+def python_signal_handlers_kept() -> Iterator[None]:
+    """Put back, after the block, the main thread's handlers of INT, TERM and HUP.
+
+    ray.init installs its own for the driver (a crash report for SIGTERM, and exit 1):
+    the command line's handlers stop a run with one line, the finished games kept and
+    the exit status of the signal.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    kept = {s: signal.getsignal(s) for s in (getattr(signal, n) for n in names if hasattr(signal, n))}
+    try:
+        yield
+    finally:
+        for signum, handler in kept.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+
+
 def connect_ray(options: RunOptions) -> bool:
     """Start or join Ray as the options say, with the cluster's token when it has one
     (``use_cluster_token``); True if this call started it (and must shut it down)."""
@@ -705,7 +728,7 @@ def connect_ray(options: RunOptions) -> bool:
         "log_to_driver": False,
     }
     try:
-        with ray_code_path():
+        with ray_code_path(), python_signal_handlers_kept():
             if options.address:
                 ray.init(address=options.address, **quiet)
             else:
