@@ -742,7 +742,14 @@ def _serve(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def test_csl_serve_starts_answers_and_stops_on_ctrl_c(records_dir: Path) -> None:
+@pytest.mark.parametrize(("name", "code", "text"), [
+    ("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated by SIGTERM"),
+    ("SIGHUP", 129, "terminated by SIGHUP"),
+])  # fmt: skip
+def test_csl_serve_starts_answers_and_stops_on_a_signal(
+    records_dir: Path, name: str, code: int, text: str
+) -> None:
+    """It stops cleanly, says so, and exits as every command does for that signal."""
     import httpx
 
     env = {**os.environ, "CSL_RECORDS_DIR": str(records_dir)}
@@ -762,13 +769,14 @@ def test_csl_serve_starts_answers_and_stops_on_ctrl_c(records_dir: Path) -> None
                 time.sleep(0.1)
         assert r.status_code == 200 and r.json()["players"] == [2, 3, 4, 5]
         assert httpx.get(url + "api/games/x", timeout=5).json()["error"]["kind"] == "not_found"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, name))
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, err
-    assert "stopped" in out and "Traceback" not in err
+    assert proc.returncode == code, err
+    assert out.splitlines()[-1] == "csl serve: stopped"
+    assert err.splitlines() == [f"csl: error: {text}"]
 
 
 def test_csl_serve_port_in_use_and_exposed_host(records_dir: Path) -> None:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import signal
 import socket
 import threading
 import time
 import webbrowser
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 import typer
 
-from csl_ai.cli.common import EXIT_FAILURE, fail
+from csl_ai.cli.common import EXIT_FAILURE, TerminationSignal, fail
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
@@ -70,6 +71,24 @@ def _open_when_started(server: object, url: str) -> None:
     webbrowser.open(url)
 
 
+def _stop_on_hangup(server: Any, hangups: list[int]) -> Any:
+    """Make SIGHUP stop the server as uvicorn stops on INT and TERM (which it handles
+    itself; a hang-up would otherwise raise inside a request and print its traceback),
+    noting it in hangups. Returns the handler to put back, or None when SIGHUP is
+    ignored (nohup), absent, or this is not the main thread."""
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None or threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(hangup) is signal.SIG_IGN:
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        hangups.append(signum)
+        server.handle_exit(signum, frame)
+
+    return signal.signal(hangup, stop)
+
+
 def register(app: typer.Typer) -> None:
     """Add the `serve` command to app."""
 
@@ -109,13 +128,22 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"csl serve: the table is at {url} (Ctrl-C stops it); records in {folder}")
         if open_browser:
             threading.Thread(target=_open_when_started, args=(server, url), daemon=True).start()
+        hangups: list[int] = []
+        previous_hangup = _stop_on_hangup(server, hangups)
+        stopped_by: KeyboardInterrupt | None = None
         try:
             server.run(sockets=[sock])
-        except KeyboardInterrupt:
-            pass
+        except KeyboardInterrupt as e:
+            stopped_by = e  # Ctrl-C or SIGTERM, which uvicorn hands back once it has stopped
         finally:
             sock.close()
+            if previous_hangup is not None:
+                signal.signal(signal.SIGHUP, previous_hangup)
         typer.echo("csl serve: stopped")
+        if hangups:
+            raise TerminationSignal(hangups[0])
+        if stopped_by is not None:
+            raise stopped_by
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "bind_socket", "is_loopback", "register"]
