@@ -219,3 +219,16 @@ def test_a_player_count_given_twice_is_refused_before_any_game(tmp_path: Path) -
     assert result.exit_code == 2
     assert "--players: each count once" in result.output
     assert not out.exists()
+
+
+def test_an_interrupted_train_says_what_it_leaves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from csl_ai.tournament import train as train_module
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "train", interrupted)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["train", "--players", "2", "--workers", "0", "--out", str(out)])
+    assert result.exit_code == 130
+    assert "interrupted; " in result.output and "train does not resume" in result.output

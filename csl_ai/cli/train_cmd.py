@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from csl_ai.cli.common import CliInputError, check_positive
+from csl_ai.cli.common import CliInputError, check_positive, fail, interrupt_exit_code, interrupt_text
 
 TRAIN_EPILOG = """
 Each generation the search (ISMCTS at --iterations a decision) plays --games self-play
@@ -92,7 +92,14 @@ def register(app: typer.Typer) -> None:
             f"Training the card policy: {generations} generation(s) of {games} games at "
             f"{players} players, {iterations} iterations a decision, seed {seed} -> {out}"
         )
-        policy, _history = run_training(config, out, options, report)
+        try:
+            policy, _history = run_training(config, out, options, report)
+        except KeyboardInterrupt as e:
+            fail(
+                f"{interrupt_text(e)}; {out[:80]!r} holds the games played so far but no "
+                "policy, and train does not resume: run it again with a new --out",
+                interrupt_exit_code(e),
+            )
         typer.echo(f"Weights in {out}/card_policy.json: " + ", ".join(
             f"{name} {w:+.2f}" for name, w in zip(_feature_names(), policy.weights, strict=True)
         ))
