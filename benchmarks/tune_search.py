@@ -108,9 +108,32 @@ from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, decision_seed, mak
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit, search, world_sampler  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler  # noqa: E402
 
 PHASES = ("allocate", "weather", "play")
+
+RULES_OPPONENT = "rules"
+"""--opponent rules: the search's own playout rules with no random move (`RulesBot`)."""
+
+
+class RulesBot:
+    """Every decision by the playout rules, never a random move: the one opponent whose
+    play the search can model exactly, to measure what an exact model of the others is
+    worth (docs/tuning.md, seventeenth session)."""
+
+    name = RULES_OPPONENT
+    _exact = SearchConfig(playout_epsilon=0.0)
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def act(self, obs: Observation) -> Move:
+        return heuristic_move(obs, self.seed, self._exact)
+
+
+def opponent(spec: str, seed: int) -> Agent:
+    """An opponent seat: `RulesBot` for "rules", else any agent spec."""
+    return RulesBot(seed) if spec == RULES_OPPONENT else make_agent(spec, seed)
 
 
 def seed_of(*parts: object) -> int:
@@ -186,7 +209,7 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
-            agents.append(make_agent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
+            agents.append(opponent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
             continue
         test_seed = seed_of(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
         agent: Agent = PhaseBudget(
@@ -210,7 +233,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="{}", help="SearchConfig fields as a JSON object")
     parser.add_argument("--iters", type=int, default=10_000)
-    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--opponent", default="heuristic",
+                        help="an agent spec, or 'rules' (the playout rules with no random move)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--base", type=int, default=777)

@@ -54,3 +54,22 @@ def test_against_a_file_of_other_deals_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "other deals" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_the_rules_opponent_plays_the_playout_rules_without_random_moves() -> None:
+    """--opponent rules: every decision the rules' own (as the search models the others
+    with no random move), the same for any seed."""
+    from csl_ai.game import Game
+    from csl_ai.rules import RulesConfig
+    from csl_ai.search import SearchConfig, heuristic_move
+
+    game = Game(RulesConfig(players=4), seed=5)
+    bots = [tune_search.opponent("rules", seed) for seed in range(4)]
+    exact = SearchConfig(playout_epsilon=0.0)
+    while not game.is_over:
+        seat = game.pending_seats()[0] if game.to_move is None else game.to_move
+        obs = game.observation(seat)
+        move = bots[seat].act(obs)
+        assert move == heuristic_move(obs, 12345, exact) and move in game.legal_moves(seat)
+        game.apply(move, seat)
+    assert tune_search.opponent("heuristic", 1).name == "heuristic"
