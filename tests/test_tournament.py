@@ -654,3 +654,15 @@ def test_ray_workers_import_the_drivers_package_not_the_working_folders(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert "without Ray" not in proc.stderr
     assert len((out / GAMES_FILE).read_text().splitlines()) == 4
+
+
+def test_a_folder_a_run_is_playing_into_is_refused_to_a_second_run(tmp_path: Path) -> None:
+    """Two runs on one folder would play the same games twice into one file."""
+    out = tmp_path / "t"
+    config = TournamentConfig(agents=("random", "heuristic"), rules=RulesConfig(players=2), games=2, seed=1)
+    harness.start(config, out, RunOptions(workers=0, progress=False))
+    held = harness.ResultsDir.open(out)
+    with held.exclusive():
+        with pytest.raises(TournamentError, match="is in use by another run"):
+            harness.resume(out, RunOptions(workers=0, progress=False))
+    assert harness.resume(out, RunOptions(workers=0, progress=False)).games == 2

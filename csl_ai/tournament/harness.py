@@ -234,6 +234,30 @@ class ResultsDir:
         for name in RESULT_FILES:
             check_output_path(Path(path) / name, path_label(Path(path) / name))
 
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the run's directory for this process while the block runs: TournamentError
+        if another run (a second --resume of the same folder) holds it, which would play
+        the same games twice into one file. The lock is on tournament.json, which is
+        written once, and goes with the process however it ends."""
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here (Windows)
+            yield
+            return
+        config_path = self.path / CONFIG_FILE
+        with _writing(config_path):
+            held = open(config_path, "rb")
+        with held:
+            try:
+                fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise TournamentError(
+                    f"out: {path_label(self.path)} is in use by another run; "
+                    "let it finish (or stop it) first"
+                ) from None
+            yield
+
     @classmethod
     def create(cls, path: str | os.PathLike[str], config: TournamentConfig) -> ResultsDir:
         """Start a new tournament in path; refuses a directory that already holds one.
@@ -865,6 +889,16 @@ def resume(
 
 
 def _run(
+    results: ResultsDir,
+    options: RunOptions,
+    factory: AgentFactory | None,
+    console: Console | None,
+) -> Summary:
+    with results.exclusive():
+        return _run_held(results, options, factory, console)
+
+
+def _run_held(
     results: ResultsDir,
     options: RunOptions,
     factory: AgentFactory | None,
