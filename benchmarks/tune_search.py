@@ -84,6 +84,11 @@ Fifteenth session, the split features heads-up and the levels' time (docs/tuning
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --iters 14000 --against default2p.json   # 83.4%, +1.1 (-1.8..+3.8)
   python benchmarks/tune_search.py --deals 200 --base 9000 --iters 50000 --config '{"value_horizon":[0,0,0,0]}' --save oldstrong9000.json   # 51.0%
   python benchmarks/tune_search.py --deals 200 --base 9000 --iters 15000 --against oldstrong9000.json          # 52.4%, +1.4 (-2.8..+5.9)
+Seventeenth session, what an exact model of the others is worth (against --opponent rules,
+the one opponent the search can know exactly; docs/tuning.md):
+  python benchmarks/tune_search.py --deals 500 --base 9000 --opponent rules --save rules9000.json   # 69.2%
+  python benchmarks/tune_search.py --deals 500 --base 9000 --opponent rules --config '{"opponents":"rules","opponent_beliefs":"fixed","opponent_randomness":0.0,"playout_epsilon":0.01,"own_epsilon_share":20,"allocation_model":"rules"}' --against rules9000.json   # 80.2%, +11.0 (+8.8..+13.0)
+  python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"algorithm":"pimc"}' --against default9000.json   # -5.2 (-7.8..-2.8)
 """
 
 from __future__ import annotations
