@@ -1,4 +1,5 @@
-"""The `csl` command line (the console script, `csl_ai.__main__.main`, guards its loading against signals and calls `main`)."""
+"""The `csl` command line. The console script enters at `csl_ai.__main__.main`, which
+guards the loading against signals and calls `main`."""
 
 from __future__ import annotations
 

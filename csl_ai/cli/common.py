@@ -87,16 +87,10 @@ class TerminationSignal(KeyboardInterrupt):
         return 128 + self.signum
 
 
-_last_termination: list[TerminationSignal] = []
-"""The termination signal this command received, if any: a library that catches the
-interrupt and raises a plain KeyboardInterrupt of its own (Ray does) must not turn a
-SIGTERM into a Ctrl-C."""
-
-
 def _termination_of(e: BaseException) -> TerminationSignal | None:
-    if isinstance(e, TerminationSignal):
-        return e
-    return _last_termination[-1] if _last_termination else None
+    """The termination behind an interrupt: e itself, or the one this command received
+    when a library turned it into a plain KeyboardInterrupt of its own (Ray does)."""
+    return e if isinstance(e, TerminationSignal) else STATE.termination
 
 
 def interrupt_exit_code(e: BaseException) -> int:
@@ -112,9 +106,8 @@ def interrupt_text(e: BaseException) -> str:
 
 
 def _raise_termination(signum: int, frame: FrameType | None) -> None:
-    termination = TerminationSignal(signum)
-    _last_termination.append(termination)
-    raise termination
+    STATE.termination = TerminationSignal(signum)
+    raise STATE.termination
 
 
 @contextmanager
@@ -127,7 +120,7 @@ def signals_as_exceptions() -> Iterator[None]:
         yield
         return
     previous: dict[int, Any] = {}
-    _last_termination.clear()
+    STATE.termination = None
     try:
         for signum in TERMINATION_SIGNALS:
             if signal.getsignal(signum) is not signal.SIG_IGN:
@@ -176,6 +169,8 @@ class _State:
     debug: bool = False
     json: bool = False
     """Errors are also printed as a JSON object on stdout (see `json_errors`)."""
+    termination: TerminationSignal | None = None
+    """The SIGTERM or SIGHUP the running command received, if any (`_termination_of`)."""
 
 
 STATE: Final = _State()
