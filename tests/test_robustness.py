@@ -83,9 +83,17 @@ def assert_error_line(ran: Ran, code: int, *fragments: str) -> str:
     return line
 
 
+def default_signals() -> None:
+    """In a child before exec: INT, TERM and HUP as a terminal gives them, whatever this
+    test run inherited (a background job ignores Ctrl-C, nohup ignores SIGHUP, and csl
+    keeps a signal ignored at start ignored)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _child_setup(close_stdin: bool) -> Callable[[], None]:
     def setup() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        default_signals()
         if close_stdin:
             os.close(0)
 
@@ -1242,7 +1250,7 @@ def test_a_signal_while_the_command_line_loads_is_one_line(name: str, code: int,
         input=b"",
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_signals,
         timeout=120,
     )
     assert proc.returncode == code, proc.stderr
@@ -1256,7 +1264,7 @@ def test_a_signal_ignored_at_start_stays_ignored() -> None:
         [sys.executable, "-c", _SIGNAL_WHILE_LOADING, "SIGHUP", "rules", "--players", "2"],
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
-        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+        preexec_fn=lambda: (default_signals(), signal.signal(signal.SIGHUP, signal.SIG_IGN)),
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr

@@ -739,7 +739,14 @@ def _serve(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_default_signals,
     )
+
+
+def _default_signals() -> None:
+    """INT, TERM and HUP as a terminal gives them, whatever this test run inherited."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize(("name", "code", "text"), [
