@@ -262,6 +262,8 @@ class SearchEngine:
         """Every root candidate in prior order."""
     def set_randomness(self, randomness: list[float]) -> None:
         """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
+    def set_exact(self, exactness: list[float], epsilon: float) -> None:
+        """Model each seat as playing exactly by the rules with this chance (after set_randomness)."""
     def set_own_epsilon(self, epsilon: float) -> None:
         """The searcher's own chance of a uniformly random playout move."""
     def set_value(

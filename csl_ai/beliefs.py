@@ -1,22 +1,26 @@
 """Beliefs about the other seats: which kind of player each one is, from what it did.
 
 The search models every other seat as a mixture of player models: a uniformly random
-player and the no-peek playout rules (csl_ai.search). `opponent_beliefs` turns a seat's
-observed bets and card plays into a posterior over those models (Bayes' rule from a prior),
-and the search plays each seat with its own posterior mixture.
+player, the no-peek playout rules (csl_ai.search) with a wide tremble, and the same rules
+with a narrow one ("exact": a seat that plays just as they do, whom the search can then
+model exactly). `opponent_beliefs` turns a seat's observed splits, bets and card plays into
+a posterior over those models (Bayes' rule from a prior), and the search plays each seat
+with its own posterior mixture.
 
 The evidence is every finished round. Once a round is over each seat's piles are public
-(every card of every pile is played), so each of its weather bets and card plays can be
-scored exactly: the round is replayed with the full deal and, before each decision, the
-rules are asked what they would do. A decision's likelihood is 1/L under the random model
-(L legal moves) and (1 - tremble) [move = the rules' move] + tremble / L under the rules.
-The card tremble is wide because the rules stand for every sensible player, not one
-program (the heuristic agent plays the rules' card at 65% of its choices, a random player
-at 42%); the bet tremble is narrow, since sensible players agree on bets (the heuristic
-agent bets as the rules do 98% of the time, a random player 48%).
-Forced moves weigh nothing. Allocations are left out: one split among up to 1,680 is too
-sharp a test of a sensible player who is not exactly these rules. The current round's
-decisions wait for its end, since they depend on cards still hidden.
+(every card of every pile is played), so each of its decisions can be scored exactly: the
+round is replayed with the full deal and, before each decision, the rules are asked what
+they would do. A bet's or card's likelihood is 1/L under the random model (L legal moves)
+and (1 - tremble) [move = the rules' move] + tremble / L under the rules and the exact
+model, each with its own tremble. The card tremble of the rules is wide because they stand
+for every sensible player, not one program (the heuristic agent plays the rules' card at
+65% of its choices, a random player at 42%); the bet tremble is narrow, since sensible
+players agree on bets (the heuristic agent bets as the rules do 98% of the time, a random
+player 48%). Forced moves weigh nothing. A split (one among up to 1,680) is scored for the
+exact model alone: it is too sharp a test of a sensible player who is not exactly these
+rules, so under the random and rules models every split is equally likely, while the exact
+model expects the rules' own. The current round's decisions wait for its end, since they
+depend on cards still hidden.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ from csl_ai.game import Game, Observation, RoundLog, sky_cards_for
 from csl_ai.moves import Allocate, Declare, Play
 from csl_ai.rules import RulesConfig
 
-MODELS: Final = ("random", "rules")
-"""The player models a belief is spread over, in this order."""
+MODELS: Final = ("random", "rules", "exact")
+"""The player models a belief is spread over, in this order: a uniformly random player,
+the rules with a wide tremble (any sensible player), and the rules with a narrow one (a
+player that plays exactly as they do, whom the search can then model exactly)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,11 @@ class SeatBelief:
     def randomness(self) -> float:
         """The chance the search gives this seat of playing like a random player."""
         return self.probabilities[MODELS.index("random")]
+
+    @property
+    def exactness(self) -> float:
+        """The chance the search gives this seat of playing exactly by the rules."""
+        return self.probabilities[MODELS.index("exact")]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,17 +84,23 @@ def opponent_beliefs(
     prior_random: float,
     tremble: float,
     bet_tremble: float,
+    prior_exact: float = 0.0,
+    exact_tremble: float = 0.02,
 ) -> tuple[SeatBelief, ...]:
     """The posterior of every other seat (not obs.seat), seat order.
 
     policy: the rule policy's settings (as csl_ai.search passes them to the core, without
     epsilon); prior_random: the prior chance of the random model; tremble and bet_tremble:
-    the rules model's chance of any legal card, or either bet, instead of its own.
+    the rules model's chance of any legal card, or either bet, instead of its own;
+    prior_exact: the prior chance of the exact model (taken from the rules' share), whose
+    chance of any legal card or bet instead of the rules' own is exact_tremble.
     """
     finished = tuple(r for r in obs.rounds if _round_finished(r, obs.rules))
     key = tuple(_round_key(r) for r in finished)
-    evidence = _evidence(obs.rules, key, tuple(sorted(policy.items())), tremble, bet_tremble)
-    prior = (prior_random, 1.0 - prior_random)
+    evidence = _evidence(
+        obs.rules, key, tuple(sorted(policy.items())), tremble, bet_tremble, exact_tremble
+    )
+    prior = (prior_random, (1.0 - prior_random) * (1.0 - prior_exact), (1.0 - prior_random) * prior_exact)
     beliefs = []
     for seat in range(obs.players):
         if seat == obs.seat:
@@ -119,6 +136,7 @@ def _evidence(
     policy_items: tuple[tuple[str, float], ...],
     tremble: float,
     bet_tremble: float,
+    exact_tremble: float,
 ) -> _Evidence:
     """Score every bet and card play of the finished rounds (see the module docstring).
 
@@ -135,13 +153,20 @@ def _evidence(
     order = seen + [s for s in range(n_sky) if s not in seen]
     game = Game(rules, sky_order=order, auto_deal=False)
     spec = rules.spec
+    splits = math.factorial(spec.hand_size) // math.prod(math.factorial(g) for g in spec.group_sizes)
 
     def score(seat: int, legal: int, matches: bool, tremble: float) -> None:
         if legal < 2:
             return
         log_like[seat][0] += -math.log(legal)
-        rules_p = (1.0 - tremble) * matches + tremble / legal
-        log_like[seat][1] += math.log(rules_p)
+        log_like[seat][1] += math.log((1.0 - tremble) * matches + tremble / legal)
+        log_like[seat][2] += math.log((1.0 - exact_tremble) * matches + exact_tremble / legal)
+        decisions[seat] += 1
+
+    def score_split(seat: int, splits: int, matches: bool) -> None:
+        log_like[seat][0] += -math.log(splits)
+        log_like[seat][1] += -math.log(splits)
+        log_like[seat][2] += math.log((1.0 - exact_tremble) * matches + exact_tremble / splits)
         decisions[seat] += 1
 
     def rule_move(seat: int) -> Any:
@@ -156,6 +181,7 @@ def _evidence(
         set_aside = spec.rain_cards & ~sum(hands) if n == 5 else 0
         game.deal(hands, set_aside)
         for seat in range(n):
+            score_split(seat, splits, rule_move(seat) == tuple(piles[seat]))
             game.apply(Allocate(tuple(piles[seat])), seat)
         for seat in range(n):
             declared = bool(declarations[seat])
@@ -178,4 +204,12 @@ def randomness_by_seat(beliefs: Sequence[SeatBelief], players: int) -> list[floa
     out = [0.0] * players
     for belief in beliefs:
         out[belief.seat] = belief.randomness
+    return out
+
+
+def exactness_by_seat(beliefs: Sequence[SeatBelief], players: int) -> list[float]:
+    """The per-seat exact-rules chance for the search (0 for the searcher's own seat)."""
+    out = [0.0] * players
+    for belief in beliefs:
+        out[belief.seat] = belief.exactness
     return out

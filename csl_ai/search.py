@@ -70,7 +70,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from csl_ai import _core
-from csl_ai.beliefs import SeatBelief, opponent_beliefs, randomness_by_seat
+from csl_ai.beliefs import SeatBelief, exactness_by_seat, opponent_beliefs, randomness_by_seat
 from csl_ai.calibration import WinCalibration
 from csl_ai.policy import CARD_FEATURES, CardPolicy
 from csl_ai.value import VALUE_FEATURES
@@ -266,6 +266,17 @@ class SearchConfig:
     belief_bet_tremble: float = 0.1
     """In the posterior, the rules model's chance of either weather bet instead of its own;
     also the tremble of bet inference."""
+    exact_prior: float = 0.0
+    """In the posterior, the prior chance (out of the rules' share) that a seat plays
+    exactly by the rules: each of its bets and cards is the rules' own but with chance
+    exact_tremble. With that chance the search then plays the seat's cards in the tree by
+    the rules instead of UCB, splits its sampled hand by the rules before the round's first
+    card, and gives its playout moves exact_epsilon of randomness: the model that, when
+    true, was worth 11 points (docs/tuning.md, seventeenth session). 0: off."""
+    exact_tremble: float = 0.02
+    """The exact model's chance of any legal card or bet instead of the rules' own."""
+    exact_epsilon: float = 0.01
+    """A seat's chance of a random playout move where it is believed to play exactly."""
     bet_inference: bool = False
     """Weight the sampled worlds by the others' public weather bets (rejection sampling on
     top of the exact-uniform sampler, each seat under its belief): a seat that bet on good
@@ -495,7 +506,7 @@ class SearchConfig:
             "weather_blue", "weather_power", "candy_value", "star_three_value_a",
             "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
             "belief_tremble", "belief_bet_tremble", "bet_danger_scale", "play_tremble",
-            "own_epsilon_share",
+            "own_epsilon_share", "exact_prior", "exact_tremble", "exact_epsilon",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -550,7 +561,10 @@ class SearchConfig:
             raise SearchSettingsError(
                 "inference_pool times inference_oversample must be at most 262144 with play inference"
             )
-        for name in ("playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble"):
+        for name in (
+            "playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble",
+            "exact_prior", "exact_tremble", "exact_epsilon",
+        ):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchSettingsError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
         if not 0 <= self.own_epsilon_share * self.playout_epsilon <= 1 or self.own_epsilon_share < 0:
@@ -799,10 +813,14 @@ def seat_beliefs(obs: Observation, config: SearchConfig = SearchConfig()) -> tup
         policy = policy_settings(obs, config)
         del policy["epsilon"]
         return opponent_beliefs(
-            obs, policy, config.opponent_randomness, config.belief_tremble, config.belief_bet_tremble
+            obs, policy, config.opponent_randomness, config.belief_tremble, config.belief_bet_tremble,
+            config.exact_prior, config.exact_tremble,
         )
-    r = config.opponent_randomness
-    return tuple(SeatBelief(s, (r, 1.0 - r), 0) for s in range(obs.players) if s != obs.seat)
+    r, x = config.opponent_randomness, config.exact_prior
+    return tuple(
+        SeatBelief(s, (r, (1.0 - r) * (1.0 - x), (1.0 - r) * x), 0)
+        for s in range(obs.players) if s != obs.seat
+    )
 
 
 def _engine(
@@ -851,6 +869,8 @@ def _engine(
         if beliefs is None:
             beliefs = seat_beliefs(obs, config)
         engine.set_randomness(randomness_by_seat(beliefs, obs.players))
+        if config.exact_prior > 0:
+            engine.set_exact(exactness_by_seat(beliefs, obs.players), config.exact_epsilon)
         if config.bet_inference and config.belief_bet_tremble > 0:
             engine.set_bet_inference(
                 config.belief_bet_tremble,

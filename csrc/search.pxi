@@ -163,6 +163,8 @@ ctypedef struct SearchSpec:
     double bet_centre           # hand danger at which a sensible seat bets half the time
     double bet_scale            # how sharply that chance falls with the danger
     double randomness[MAX_PLAYERS]  # per seat: the chance it plays like a random player
+    uint64_t exact_threshold[MAX_PLAYERS]  # per seat: chance it plays exactly by the rules (set_exact)
+    int32_t any_exact       # 1: some seat has a positive exact chance
     # allocation inference (see split_features and infer_splits)
     double split_w[2][N_SPLIT_FEATURES]  # a sensible seat's split weights; [1]: one that bet
     uint64_t played_from[MAX_PLAYERS][MAX_GROUPS]  # cards each seat has played from each pile
@@ -1044,6 +1046,8 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
     for s in range(st.cfg.n_players):
         if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
             continue
+        if not sp.model_allocations and rng_next(rng) >= sp.exact_threshold[s]:
+            continue
         policy_allocate(st, &sp.policy, s, rng, piles)
         for g in range(st.cfg.n_groups):
             st.pile[s][g] = piles[g]
@@ -1080,13 +1084,13 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     cdef int tries = 1
     if sp.pool_n > 0:
         st[0] = sp.pool[rng_below(rng, sp.pool_n)]
-        return
-    sampler_draw(sp.sampler, rng, st)
-    if sp.bet_inference:
-        while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
-            sampler_draw(sp.sampler, rng, st)
-            tries += 1
-    if sp.model_allocations:
+    else:
+        sampler_draw(sp.sampler, rng, st)
+        if sp.bet_inference:
+            while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
+                sampler_draw(sp.sampler, rng, st)
+                tries += 1
+    if sp.model_allocations or sp.any_exact:
         model_unseen_allocations(sp, st, rng)
 
 
@@ -1303,11 +1307,16 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
         if st.phase == PHASE_PLAY:
             p = st.to_move
             legal = legal_plays(&st)
-            if p != root and sp.opponents_rules:
+            if p != root and (sp.opponents_rules or (
+                    sp.any_exact and rng_next(rng) < sp.exact_threshold[p])):
                 key = policy_card(&st, &sp.policy, rng)
                 rc = child_or_new(w, rc, key, p, &created)
                 path[plen] = rc
                 plen += 1
+                if pc >= 0:
+                    pc = child_or_new(w, pc, key, p, &created)
+                    path[plen] = pc
+                    plen += 1
             elif pc < 0 or p == root:
                 rc = select_child(w, rc, legal, p, sp.c_uct, &created)
                 key = w.pool[rc].key
@@ -1599,6 +1608,8 @@ cdef class SearchEngine:
         self.sp.bet_scale = 1.0
         for i in range(MAX_PLAYERS):
             self.sp.randomness[i] = 0.0
+            self.sp.exact_threshold[i] = 0
+        self.sp.any_exact = 0
         self.sp.pimc_candidates = pimc_candidates if pimc_candidates > 0 else 1
         policy_init(&self.sp.policy, &base.cfg, rules_playout, epsilon, weather_threshold,
                     weather_blue, weather_power, candy_value, star_three_value, potential_decay,
@@ -1650,6 +1661,33 @@ cdef class SearchEngine:
             self.sp.randomness[s] = values[s]
             if values[s] > 0.0:
                 policy_set_randomness(&self.sp.policy, s, values[s])
+
+    def set_exact(self, exactness, double epsilon):
+        """Model each other seat as playing exactly by the rules with the given chance (one
+        number per seat in [0, 1], at most 1 minus its randomness; 0 for the searcher):
+        with that chance its card in the tree is the rules' card instead of its UCB choice,
+        its split before the round's first card is the rules' split of its sampled hand, and
+        its playout moves are random with chance epsilon instead of playout_epsilon. Call
+        after set_randomness; only with rule playouts."""
+        cdef int s, n = self.sampler.sm.base.cfg.n_players
+        cdef double r, x
+        values = [float(p) for p in exactness]
+        if (len(values) != n or values[self.sp.root_seat] != 0.0
+                or not all(0.0 <= p <= 1.0 for p in values) or not 0.0 <= epsilon <= 1.0
+                or any(values[s] > 1.0 - self.sp.randomness[s] + 1e-12 for s in range(n))):
+            raise ValueError("set_exact needs one chance in [0, 1 - randomness] per seat, "
+                             "0 for the searcher, and an epsilon in [0, 1]")
+        if not self.sp.policy.rules:
+            return
+        for s in range(n):
+            x = values[s]
+            if x <= 0.0:
+                continue
+            r = self.sp.randomness[s]
+            self.sp.exact_threshold[s] = chance_threshold(x)
+            self.sp.policy.eps_threshold[s] = chance_threshold(
+                r + (1.0 - r - x) * self.sp.policy.epsilon + x * epsilon)
+            self.sp.any_exact = 1
 
     def set_card_policy(self, weights):
         """Play cards in the playouts (every seat, and the others' rule moves in the tree) by
@@ -1868,12 +1906,13 @@ cdef class SearchEngine:
         return [self.candidate(i) for i in range(self.n_candidates)]
 
     def modelled_world(self, CoreState world, uint64_t seed) -> CoreState:
-        """A copy of world as the search plays it: with the allocation model on, the other
-        seats' splits redrawn by the rules where no card of the round is out (for tests)."""
+        """A copy of world as the search plays it: with the allocation model on (or for the
+        seats believed exact, by that chance), the other seats' splits redrawn by the rules
+        where no card of the round is out (for tests)."""
         cdef Rng rng
         cdef CoreState out = world.copy()
         rng_seed(&rng, seed)
-        if self.sp.model_allocations:
+        if self.sp.model_allocations or self.sp.any_exact:
             model_unseen_allocations(&self.sp, &out.st, &rng)
         return out
 

@@ -79,6 +79,36 @@ def test_sensible_players_are_recognised_as_sensible(opponent: str) -> None:
         assert max(seen) < 1e-3, "a seat that plays exactly the rules leaves no doubt"
 
 
+@pytest.mark.parametrize("opponent", ["rules", "heuristic", "random", "zoo:cautious"])
+def test_only_a_seat_that_plays_exactly_the_rules_is_believed_exact(opponent: str) -> None:
+    """The narrow-tremble model wins the posterior for a seat that always plays the rules'
+    move and loses it at once for every other kind of player, sensible or not."""
+    for seed in range(3):
+        obs = finished_game(opponent, seed).observation(0)
+        policy = {k: v for k, v in policy_settings(obs, SearchConfig()).items() if k != "epsilon"}
+        for b in opponent_beliefs(obs, policy, 0.5, 0.5, 0.1, prior_exact=0.1, exact_tremble=0.02):
+            if opponent == "rules":
+                assert b.exactness > 0.9 and b.randomness < 1e-4
+            else:
+                assert b.exactness < 1e-3
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_one_round_of_exact_play_is_enough(players: int) -> None:
+    """Each split is scored for the exact model, so one finished round (a split matching
+    the rules' own among up to 1,680) settles it; before it the belief is the prior."""
+    rules = RulesConfig(players=players)
+    agents = [make_agent("heuristic", 1)] + [RulesPlayer() for _ in range(1, players)]
+    game = Game(rules, seed=4)
+    config = SearchConfig(exact_prior=0.1)
+    while not (game.round == 1 and game.phase.value == "play" and game.to_move == 0):
+        seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
+        if game.round == 0 and seat == 0 and game.phase.value == "play":
+            assert all(b.exactness == pytest.approx(0.05) for b in seat_beliefs(game.observation(0), config))
+        game.apply(agents[seat].act(game.observation(seat)), seat)
+    assert all(b.exactness > 0.99 for b in seat_beliefs(game.observation(0), config))
+
+
 @pytest.mark.parametrize("players", [2, 3, 5])
 def test_every_player_count_scores_decisions(players: int) -> None:
     game = finished_game("random", 3, players)
@@ -94,7 +124,9 @@ def test_without_a_finished_round_the_belief_is_the_prior() -> None:
     beliefs = seat_beliefs(obs, SearchConfig(opponent_randomness=0.3))
     assert len(beliefs) == 3
     for b in beliefs:
-        assert b.probabilities == pytest.approx((0.3, 0.7)) and b.decisions == 0
+        assert b.probabilities == pytest.approx((0.3, 0.7, 0.0)) and b.decisions == 0
+    exact = seat_beliefs(obs, SearchConfig(opponent_randomness=0.3, exact_prior=0.2))
+    assert all(b.probabilities == pytest.approx((0.3, 0.56, 0.14)) for b in exact)
 
 
 def test_fixed_beliefs_ignore_the_evidence() -> None:

@@ -158,7 +158,8 @@ def test_no_illegal_move(players: int) -> None:
     per player count, every phase), with ISMCTS, PIMC, random playouts and points, and
     rule-played opponents."""
     configs = (SearchConfig(), SearchConfig(algorithm="pimc", pimc_candidates=4),
-               SearchConfig(playout="random", utility="points"), SearchConfig(opponents="rules"))
+               SearchConfig(playout="random", utility="points"), SearchConfig(opponents="rules"),
+               SearchConfig(exact_prior=0.5))
     decisions = 0
     game_seed = 0
     while decisions < 1000:
@@ -580,6 +581,40 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
                 else:
                     assert modelled.piles[s] == world.piles[s]
     assert modelled_seats > 20
+
+
+def test_a_seat_believed_exact_is_split_by_the_rules() -> None:
+    """Where the belief says the others play exactly by the rules, their opening splits are
+    the rules' own, as with the allocation model; with no such belief, as sampled."""
+    compared = 0
+    for i, (game, seat) in enumerate(random_positions(4, 120, seed=77)):
+        obs = game.observation(seat)
+        world = sample_worlds(obs, 1, i)[0]
+        exact = _engine(obs, SearchConfig(exact_prior=1.0, opponent_randomness=0.0, playout_epsilon=0.0))
+        model = _engine(obs, SearchConfig(allocation_model="rules", opponent_randomness=0.0,
+                                          playout_epsilon=0.0))
+        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0))
+        got = exact.modelled_world(world, i)
+        assert got.piles == model.modelled_world(world, i).piles
+        assert plain.modelled_world(world, i).piles == world.piles
+        compared += got.piles != world.piles
+    assert compared > 10
+
+
+def test_set_exact_refuses_chances_it_cannot_honour() -> None:
+    game, seat = random_positions(4, 1, seed=5)[0]
+    engine = _engine(game.observation(seat), SearchConfig())
+    others = [0.0 if s == seat else 0.3 for s in range(4)]
+    engine.set_randomness(others)
+    with pytest.raises(ValueError):
+        engine.set_exact([0.0 if s == seat else 0.8 for s in range(4)], 0.01)
+    with pytest.raises(ValueError):
+        engine.set_exact([0.1] * 4, 0.01)
+    with pytest.raises(ValueError):
+        engine.set_exact(others[:3], 0.01)
+    with pytest.raises(ValueError):
+        engine.set_exact(others, 1.5)
+    engine.set_exact(others, 0.01)
 
 
 def test_search_sees_only_the_observation() -> None:

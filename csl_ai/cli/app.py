@@ -55,8 +55,10 @@ nothing else; an error is {"error": {"kind", "message", "exit_code"}} there inst
     threads         search threads used
     nodes           tree nodes created
     beliefs         how the search models each other seat, from its bets and card plays
-                    in finished rounds: seat, models ({"random": p, "rules": p}, the
-                    posterior chance of each player model), decisions (moves scored)
+                    in finished rounds: seat, models ({"random": p, "rules": p,
+                    "exact": p}, the posterior chance of each player model: a random
+                    player, a sensible one, one playing exactly by the search's rules),
+                    decisions (moves scored)
 
 A move object is {"type": "play", "card": "B7"},
 {"type": "allocate", "piles": ["B7 R2 G5", "B1 R9 G9", "B3 R4 G12"]}
@@ -329,9 +331,11 @@ def best_move(
     console.print(search_table(result, top=top))
     if result.beliefs:
         console.print(
-            "Models of the others (chance of a random player, decisions seen): "
+            "Models of the others (chance of a random player / of one playing exactly by the "
+            "rules, decisions seen): "
             + ", ".join(
-                f"seat {b.seat} {b.randomness:.0%} ({b.decisions})" for b in result.beliefs
+                f"seat {b.seat} {b.randomness:.0%} / {b.exactness:.0%} ({b.decisions})"
+                for b in result.beliefs
             )
         )
     if len(result.moves) > top:
