@@ -1081,17 +1081,22 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     (rejection sampling: the accepted worlds follow the posterior given the bets); after
     MAX_BET_TRIES refusals the last draw stands, so a search never stalls on an unlikely
     bet. Last, the rules' allocation model (if on)."""
-    cdef int tries = 1
     if sp.pool_n > 0:
         st[0] = sp.pool[rng_below(rng, sp.pool_n)]
-    else:
-        sampler_draw(sp.sampler, rng, st)
-        if sp.bet_inference:
-            while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
-                sampler_draw(sp.sampler, rng, st)
-                tries += 1
+        return
+    draw_sampled(sp, rng, st)
     if sp.model_allocations or sp.any_exact:
         model_unseen_allocations(sp, st, rng)
+
+
+cdef void draw_sampled(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
+    """A world from the sampler, with bet inference by rejection (see draw_world)."""
+    cdef int tries = 1
+    sampler_draw(sp.sampler, rng, st)
+    if sp.bet_inference:
+        while tries < MAX_BET_TRIES and rng_unit(rng) >= bet_acceptance(sp, st):
+            sampler_draw(sp.sampler, rng, st)
+            tries += 1
 
 
 cdef bint same_position(const State* a, const State* b, int seat) noexcept nogil:
@@ -1206,9 +1211,20 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
     return ll
 
 
+cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
+    """A world as draw_world makes one without a pool, with the other seats' splits then
+    redrawn by the allocation model (infer_splits), and those of the seats believed exact
+    by the rules with that chance."""
+    draw_sampled(sp, rng, st)
+    if sp.model_allocations:
+        model_unseen_allocations(sp, st, rng)
+    infer_splits(sp, st, rng)
+    if sp.any_exact and not sp.model_allocations:
+        model_unseen_allocations(sp, st, rng)
+
+
 cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
-    """Draw n worlds as the search would without a pool, then redraw the other seats'
-    splits in each by the allocation model (infer_splits). With play inference, draw
+    """Draw n worlds by draw_inferred. With play inference, draw
     oversample times as many and keep n of them by systematic resampling on the weights
     exp(play_log_likelihood) (sampling-importance-resampling: the sampler's worlds are the
     proposal, so the pool follows the posterior given the plays). 0 on success, -1 out of
@@ -1226,8 +1242,7 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
     sp.pool_ess = n
     if not sp.play_inference or sp.n_round_plays == 0:
         for i in range(n):
-            draw_world(sp, rng, &pool[i])
-            infer_splits(sp, &pool[i], rng)
+            draw_inferred(sp, rng, &pool[i])
         sp.pool_n = n
         return 0
     m = n * sp.oversample
@@ -1239,8 +1254,7 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
         return -1
     top = -1e300
     for i in range(m):
-        draw_world(sp, rng, &draws[i])
-        infer_splits(sp, &draws[i], rng)
+        draw_inferred(sp, rng, &draws[i])
         lw[i] = play_log_likelihood(sp, &draws[i])
         if lw[i] > top:
             top = lw[i]

@@ -121,7 +121,7 @@ def test_every_player_count_scores_decisions(players: int) -> None:
 
 def test_without_a_finished_round_the_belief_is_the_prior() -> None:
     obs = mid_round_observation("random", 5, round_index=0)
-    beliefs = seat_beliefs(obs, SearchConfig(opponent_randomness=0.3))
+    beliefs = seat_beliefs(obs, SearchConfig(opponent_randomness=0.3, exact_prior=0.0))
     assert len(beliefs) == 3
     for b in beliefs:
         assert b.probabilities == pytest.approx((0.3, 0.7, 0.0)) and b.decisions == 0
@@ -205,7 +205,7 @@ def bet_weight(d: float, declared: bool, config: SearchConfig, players: int) -> 
 
 def test_without_bet_inference_the_search_draws_the_uniform_worlds() -> None:
     obs, _declarer = declared_position()
-    engine = _engine(obs, SearchConfig(bet_inference=False))
+    engine = _engine(obs, SearchConfig(bet_inference=False, exact_prior=0.0))
     drawn = engine.draw_worlds(50, 9)
     uniform = world_sampler(obs).sample(50, 9)
     assert [w.hands for w in drawn] == [w.hands for w in uniform]

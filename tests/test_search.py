@@ -569,7 +569,7 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
             world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
         for model in ("rules", "uniform"):
             engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0,
-                                              opponent_randomness=0.0))
+                                              opponent_randomness=0.0, exact_prior=0.0))
             modelled = engine.modelled_world(world, i)
             assert modelled.hands == world.hands and modelled.played == world.played
             assert modelled.sky_order == world.sky_order
@@ -593,7 +593,7 @@ def test_a_seat_believed_exact_is_split_by_the_rules() -> None:
         exact = _engine(obs, SearchConfig(exact_prior=1.0, opponent_randomness=0.0, playout_epsilon=0.0))
         model = _engine(obs, SearchConfig(allocation_model="rules", opponent_randomness=0.0,
                                           playout_epsilon=0.0))
-        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0))
+        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0, exact_prior=0.0))
         got = exact.modelled_world(world, i)
         assert got.piles == model.modelled_world(world, i).piles
         assert plain.modelled_world(world, i).piles == world.piles
