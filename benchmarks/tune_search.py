@@ -89,6 +89,12 @@ the one opponent the search can know exactly; docs/tuning.md):
   python benchmarks/tune_search.py --deals 500 --base 9000 --opponent rules --save rules9000.json   # 69.2%
   python benchmarks/tune_search.py --deals 500 --base 9000 --opponent rules --config '{"opponents":"rules","opponent_beliefs":"fixed","opponent_randomness":0.0,"playout_epsilon":0.01,"own_epsilon_share":20,"allocation_model":"rules"}' --against rules9000.json   # 80.2%, +11.0 (+8.8..+13.0)
   python benchmarks/tune_search.py --deals 500 --base 9000 --config '{"algorithm":"pimc"}' --against default9000.json   # -5.2 (-7.8..-2.8)
+Eighteenth session, the exact model in each seat's posterior (exact_prior, now 0.1 by
+default; the files were saved with the default of the time, exact_prior 0):
+  python benchmarks/tune_search.py --deals 500 --base 9000 --opponent rules --against rules9000.json   # 77.6%, +8.5 (+6.3..+10.5)
+  python benchmarks/tune_search.py --deals 500 --base 9000 --against default9000.json                  # 49.9%, -0.8 (-3.4..+2.0)
+  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"exact_prior":0}' --save rand.json   # 92.1%
+  python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --against rand.json       # 92.2%, +0.1 (-1.9..+2.2)
 """
 
 from __future__ import annotations
