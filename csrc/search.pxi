@@ -1080,7 +1080,8 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     from the sampler, then, with bet inference, accepted with chance bet_acceptance
     (rejection sampling: the accepted worlds follow the posterior given the bets); after
     MAX_BET_TRIES refusals the last draw stands, so a search never stalls on an unlikely
-    bet. Last, the rules' allocation model (if on)."""
+    bet. Last, the rules' allocation model (if on, or for each seat believed exact with
+    that chance)."""
     if sp.pool_n > 0:
         st[0] = sp.pool[rng_below(rng, sp.pool_n)]
         return
