@@ -24,7 +24,9 @@ differs in every world and so never share a statistic; the declared mask is a pu
 "reveal" node once all have declared. The tree covers the current round; later rounds are
 played out. (Option opponents="rules": the others' card plays in the tree come from the
 no-peek rules too, which is single-observer ISMCTS for the searching seat; in 4-player
-games against rule-based bots it measured no better, so the default is the tree.)
+games against rule-based bots it measured no better, so the default is the tree. A seat
+whose posterior says it plays exactly by the rules is played by them with that chance:
+SearchConfig.exact_prior.)
 Allocations (up to 1680) are ordered by two scores taken in turn, the heuristic agent's
 worth of each split (csl_ai.heuristic) and the playout rules' quick score, and under an
 iteration budget decided by sequential halving over common worlds: the first m in that
