@@ -163,7 +163,7 @@ def _evidence(
         log_like[seat][2] += math.log((1.0 - exact_tremble) * matches + exact_tremble / legal)
         decisions[seat] += 1
 
-    def score_split(seat: int, splits: int, matches: bool) -> None:
+    def score_split(seat: int, matches: bool) -> None:
         log_like[seat][0] += -math.log(splits)
         log_like[seat][1] += -math.log(splits)
         log_like[seat][2] += math.log((1.0 - exact_tremble) * matches + exact_tremble / splits)
@@ -181,7 +181,7 @@ def _evidence(
         set_aside = spec.rain_cards & ~sum(hands) if n == 5 else 0
         game.deal(hands, set_aside)
         for seat in range(n):
-            score_split(seat, splits, rule_move(seat) == tuple(piles[seat]))
+            score_split(seat, rule_move(seat) == tuple(piles[seat]))
             game.apply(Allocate(tuple(piles[seat])), seat)
         for seat in range(n):
             declared = bool(declarations[seat])
@@ -201,15 +201,17 @@ def _evidence(
 
 def randomness_by_seat(beliefs: Sequence[SeatBelief], players: int) -> list[float]:
     """The per-seat random-player chance for the search (0 for the searcher's own seat)."""
-    out = [0.0] * players
-    for belief in beliefs:
-        out[belief.seat] = belief.randomness
-    return out
+    return _by_seat(beliefs, players, "random")
 
 
 def exactness_by_seat(beliefs: Sequence[SeatBelief], players: int) -> list[float]:
     """The per-seat exact-rules chance for the search (0 for the searcher's own seat)."""
+    return _by_seat(beliefs, players, "exact")
+
+
+def _by_seat(beliefs: Sequence[SeatBelief], players: int, model: str) -> list[float]:
     out = [0.0] * players
+    index = MODELS.index(model)
     for belief in beliefs:
-        out[belief.seat] = belief.exactness
+        out[belief.seat] = belief.probabilities[index]
     return out
