@@ -568,13 +568,19 @@ class HeuristicAgent:
     def allocation_values(self, obs: Observation) -> dict[tuple[int, ...], float]:
         """Every legal split of obs's hand with the worth of its better plan (normal play or
         good weather), in points; the search orders the allocations it tries by it."""
+        splits, worth, weather = self.allocation_plans(obs)
+        return dict(zip(splits, np.maximum(worth, weather).tolist(), strict=True))
+
+    def allocation_plans(self, obs: Observation) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+        """(every legal split of obs's hand, the worth of normal play with each, the worth of
+        the good-weather plan with each), in points: the search's model of how a sensible
+        seat splits its hand reads them."""
         if obs.phase is not Phase.ALLOCATE or obs.allocation is not None:
             raise no_decision(self.name, obs)
         worth, weather = self._split_values(self._table(obs))
-        best = np.maximum(worth, weather).tolist()
         splits, masks = _pile_masks(obs)
         columns = [masks[g][splits[:, g]].tolist() for g in range(len(masks))]
-        return dict(zip(zip(*columns, strict=True), best, strict=True))
+        return list(zip(*columns, strict=True)), worth, weather
 
     def _weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
         """Worth of declaring: +7 if no trick is won, -2 per sky card won otherwise."""

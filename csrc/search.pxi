@@ -87,6 +87,7 @@ cdef enum:
     N_VALUE_FEATURES = 15
     MAX_VALUE_ROUNDS = 6
     MAX_POOL = 1 << 16
+    MAX_SPLIT_TABLE = 1 << 12
     MAX_ROUND_PLAYS = 48
     MAX_OVERSAMPLE = 64
     MAX_DRAWS = 1 << 18
@@ -170,6 +171,9 @@ ctypedef struct SearchSpec:
     uint64_t played_from[MAX_PLAYERS][MAX_GROUPS]  # cards each seat has played from each pile
     uint8_t pile_void[MAX_PLAYERS][MAX_GROUPS]     # colours each seat has shown its pile lacks
     int32_t split_moves     # swap proposals per seat and world
+    uint64_t* split_table[MAX_PLAYERS]  # per seat: split_n[s] whole splits, MAX_GROUPS piles each
+    double* split_cum[MAX_PLAYERS]      # their cumulative weights (set_split_table)
+    int32_t split_n[MAX_PLAYERS]        # 0: the seat's split by infer_splits, if at all
     # play inference (see play_log_likelihood)
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
@@ -580,7 +584,7 @@ cdef void infer_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil
     cdef int s, g, h, k, a, b, ng = st.cfg.n_groups, open_n
     cdef int open_g[MAX_GROUPS]
     for s in range(st.cfg.n_players):
-        if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
+        if s == sp.root_seat or not (st.allocated_mask >> s) & 1 or sp.split_n[s] > 0:
             continue
         t = 1.0 - sp.randomness[s]
         if t <= 0.0:
@@ -622,6 +626,61 @@ cdef void infer_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil
             score[h] = sh
         for g in range(ng):
             st.pile[s][g] = rest[g]
+
+
+cdef const uint64_t* pick_table_split(const SearchSpec* sp, int s, Rng* rng) noexcept nogil:
+    """One whole split from seat s's split table (set_split_table), by its weights."""
+    cdef int lo = 0, hi = sp.split_n[s] - 1, mid
+    cdef double u = rng_unit(rng) * sp.split_cum[s][hi]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sp.split_cum[s][mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return sp.split_table[s] + lo * MAX_GROUPS
+
+
+cdef void draw_table_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    """Redraw the split of each seat with a split table that has split its hand: a whole
+    split is picked by weight, and its unplayed cards become the seat's piles. The table
+    holds only splits consistent with the round's play, so the world stays one of the
+    position; a split whose unplayed cards are not the world's cards of the seat is left
+    as sampled (never the case heads-up, where the other hand is known)."""
+    cdef int s, g, ng = st.cfg.n_groups
+    cdef const uint64_t* row
+    cdef uint64_t have, rest
+    for s in range(st.cfg.n_players):
+        if sp.split_n[s] == 0 or not (st.allocated_mask >> s) & 1:
+            continue
+        row = pick_table_split(sp, s, rng)
+        have = 0
+        rest = 0
+        for g in range(ng):
+            have |= st.pile[s][g]
+            rest |= row[g] & ~sp.played_from[s][g]
+        if have != rest:
+            continue
+        for g in range(ng):
+            st.pile[s][g] = row[g] & ~sp.played_from[s][g]
+
+
+cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
+    """How another seat still to split does so in the tree: from its split table where it
+    has one that splits this hand (but by the rules with the seat's exact chance), else by
+    the rules (policy_allocate)."""
+    cdef const uint64_t* row
+    cdef uint64_t whole = 0
+    cdef int g, ng = st.cfg.n_groups
+    if sp.split_n[s] > 0 and (sp.exact_threshold[s] == 0 or rng_next(rng) >= sp.exact_threshold[s]):
+        row = pick_table_split(sp, s, rng)
+        for g in range(ng):
+            whole |= row[g]
+        if whole == st.hand[s]:
+            for g in range(ng):
+                piles[g] = row[g]
+            return
+    policy_allocate(st, &sp.policy, s, rng, piles)
 
 
 # --- the playout ----------------------------------------------------------------------------
@@ -1214,11 +1273,12 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
 
 cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     """A world as draw_world makes one without a pool, with the other seats' splits then
-    redrawn by the allocation model (infer_splits), and those of the seats believed exact
-    by the rules with that chance."""
+    redrawn from their split tables (draw_table_splits) or by the allocation model
+    (infer_splits), and those of the seats believed exact by the rules with that chance."""
     draw_sampled(sp, rng, st)
     if sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
+    draw_table_splits(sp, st, rng)
     infer_splits(sp, st, rng)
     if sp.any_exact and not sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
@@ -1353,7 +1413,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
         elif st.phase == PHASE_ALLOCATE:
             for s in range(n):
                 if not (st.allocated_mask >> s) & 1:
-                    policy_allocate(&st, &sp.policy, s, rng, piles)
+                    allocate_modelled(sp, &st, s, rng, piles)
                     state_allocate(&st, s, piles)
         elif st.phase == PHASE_WEATHER:
             if not (st.weather_done_mask >> root) & 1:
@@ -1571,6 +1631,7 @@ cdef class SearchEngine:
     cdef readonly int n_candidates
 
     def __cinit__(self):
+        cdef int s
         self.sp.cand_piles = <uint64_t*>malloc(MAX_CANDIDATES * MAX_GROUPS * sizeof(uint64_t))
         self.sp.cand_key = <int32_t*>malloc(MAX_CANDIDATES * sizeof(int32_t))
         self.sp.pool = NULL
@@ -1583,13 +1644,21 @@ cdef class SearchEngine:
         memset(self.sp.split_w, 0, sizeof(self.sp.split_w))
         memset(self.sp.played_from, 0, sizeof(self.sp.played_from))
         memset(self.sp.pile_void, 0, sizeof(self.sp.pile_void))
+        for s in range(MAX_PLAYERS):
+            self.sp.split_table[s] = NULL
+            self.sp.split_cum[s] = NULL
+            self.sp.split_n[s] = 0
         if self.sp.cand_piles == NULL or self.sp.cand_key == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
+        cdef int s
         free(self.sp.cand_piles)
         free(self.sp.cand_key)
         free(self.sp.pool)
+        for s in range(MAX_PLAYERS):
+            free(self.sp.split_table[s])
+            free(self.sp.split_cum[s])
 
     def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
                  int rules_playout, int opponents_rules, int model_allocations, double c_uct, double margin_weight,
@@ -1789,6 +1858,61 @@ cdef class SearchEngine:
             self.sp.split_w[1][k] = w[1][k]
         self.sp.split_moves = moves
 
+    def set_split_table(self, int seat, splits, weights):
+        """Draw another seat's split from a table instead (draw_table_splits): splits are
+        whole splits of its round hand (one pile mask per group, played cards included),
+        weights their non-negative weights. Only the splits consistent with the round's
+        play (set_round_record: every card played from a pile is in it, no unplayed card of
+        a colour the pile was shown to lack) are kept. Returns how many; with none of
+        positive weight the table is off and the seat's split is drawn as before. Takes
+        effect in build_pool."""
+        cdef int g, k, kept = 0, n = self.sampler.sm.base.cfg.n_players, ng = self.sampler.sm.base.cfg.n_groups
+        cdef uint64_t* table
+        cdef double* cum
+        cdef double total = 0.0
+        cdef uint64_t whole, rest
+        cdef bint consistent
+        rows = [tuple(int(m) for m in piles) for piles in splits]
+        values = [float(v) for v in weights]
+        if not 0 <= seat < n or seat == self.sp.root_seat:
+            raise ValueError(f"set_split_table needs another seat, got {seat!r}")
+        if len(rows) != len(values) or not 1 <= len(rows) <= MAX_SPLIT_TABLE:
+            raise ValueError(f"set_split_table needs 1..{MAX_SPLIT_TABLE} splits, one weight each")
+        if any(len(r) != ng or not all(0 <= m < (1 << 64) for m in r) for r in rows):
+            raise ValueError(f"set_split_table: each split needs {ng} pile masks")
+        if not all(v == v and 0.0 <= v < 1e300 for v in values):
+            raise ValueError("set_split_table: weights must be finite and non-negative")
+        free(self.sp.split_table[seat])
+        free(self.sp.split_cum[seat])
+        self.sp.split_n[seat] = 0
+        table = <uint64_t*>malloc(len(rows) * MAX_GROUPS * sizeof(uint64_t))
+        cum = <double*>malloc(len(rows) * sizeof(double))
+        self.sp.split_table[seat] = table
+        self.sp.split_cum[seat] = cum
+        if table == NULL or cum == NULL:
+            raise MemoryError()
+        for piles, v in zip(rows, values):
+            if v <= 0.0:
+                continue
+            consistent = True
+            for g in range(ng):
+                whole = piles[g]
+                rest = whole & ~self.sp.played_from[seat][g]
+                if self.sp.played_from[seat][g] & ~whole:
+                    consistent = False
+                for k in range(N_COLOURS):
+                    if (self.sp.pile_void[seat][g] >> k) & 1 and rest & colour_mask(k):
+                        consistent = False
+            if not consistent:
+                continue
+            for g in range(MAX_GROUPS):
+                table[kept * MAX_GROUPS + g] = piles[g] if g < ng else 0
+            total += v
+            cum[kept] = total
+            kept += 1
+        self.sp.split_n[seat] = kept
+        return kept
+
     def set_play_inference(self, double tremble, int oversample, bint by_class=False, weights=None):
         """Resample the pool's worlds by how likely the others' card plays of this round are
         in each (play_log_likelihood), a sensible seat playing the rules' card but for a
@@ -1876,6 +2000,45 @@ cdef class SearchEngine:
             P[g] = piles[g] if g < ng else 0
         split_features(&state.st, &self.sp.policy, seat, P, f)
         return [f[g] for g in range(N_SPLIT_FEATURES)]
+
+    def modelled_allocation(self, CoreState state, int seat, uint64_t seed):
+        """The split seat, still to split in state, makes in this search's tree
+        (allocate_modelled), for tests."""
+        cdef Rng rng
+        cdef uint64_t piles[MAX_GROUPS]
+        cdef int g
+        if (not 0 <= seat < state.st.cfg.n_players or seat == self.sp.root_seat
+                or state.st.phase != PHASE_ALLOCATE or (state.st.allocated_mask >> seat) & 1):
+            raise ValueError("modelled_allocation needs another seat still to split")
+        rng_seed(&rng, seed)
+        allocate_modelled(&self.sp, &state.st, seat, &rng, piles)
+        return tuple(piles[g] for g in range(state.st.cfg.n_groups))
+
+    def split_scores(self, CoreState state, int seat, splits, weights):
+        """w . split_features of each of seat's splits (tuples of whole pile masks) in
+        state's round, for weights w: the allocation model's log-odds, up to a constant."""
+        cdef uint64_t P[MAX_GROUPS]
+        cdef double f[N_SPLIT_FEATURES]
+        cdef double w[N_SPLIT_FEATURES]
+        cdef double score
+        cdef int g, i, ng = state.st.cfg.n_groups
+        values = [float(v) for v in weights]
+        if len(values) != N_SPLIT_FEATURES or not 0 <= seat < state.st.cfg.n_players:
+            raise ValueError(f"split_scores needs a seat and {N_SPLIT_FEATURES} weights")
+        for i in range(N_SPLIT_FEATURES):
+            w[i] = values[i]
+        out = []
+        for piles in splits:
+            if len(piles) != ng:
+                raise ValueError("split_scores needs one pile per group")
+            for g in range(MAX_GROUPS):
+                P[g] = piles[g] if g < ng else 0
+            split_features(&state.st, &self.sp.policy, seat, P, f)
+            score = 0.0
+            for i in range(N_SPLIT_FEATURES):
+                score += w[i] * f[i]
+            out.append(score)
+        return out
 
     def draw_worlds(self, long n, uint64_t seed):
         """n worlds as the search draws them (bet inference and allocation model included),
