@@ -95,6 +95,11 @@ default; the files were saved with the default of the time, exact_prior 0):
   python benchmarks/tune_search.py --deals 500 --base 9000 --against default9000.json                  # 49.9%, -0.8 (-3.4..+2.0)
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --config '{"exact_prior":0}' --save rand.json   # 92.1%
   python benchmarks/tune_search.py --opponent random --base 30000 --deals 200 --against rand.json       # 92.2%, +0.1 (-1.9..+2.2)
+Nineteenth session, heads-up split tables (split_table, now on by default):
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --config '{"split_table":false}' --save d2.json   # 83.4%
+  python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --against d2.json                                # 87.5%, +4.1 (+1.8..+6.5)
+  python benchmarks/tune_search.py --players 2 --deals 300 --base 5000 --opponent zoo:stars --config '{"split_table":false}' --save stars.json   # 80.2%
+  python benchmarks/tune_search.py --players 2 --deals 300 --base 5000 --opponent zoo:stars --against stars.json        # 85.3%, +5.1 (+1.3..+8.5)
 """
 
 from __future__ import annotations
