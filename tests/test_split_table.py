@@ -11,9 +11,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from csl_ai.game import Observation
-from csl_ai.heuristic import HeuristicAgent
+from csl_ai.agents import make_agent
+from csl_ai.game import Game, Observation
 from csl_ai.moves import Allocate
+from csl_ai.rules import RulesConfig, StarOption, parse_sides
 from csl_ai.search import (
     SearchConfig,
     SearchLimit,
@@ -22,9 +23,10 @@ from csl_ai.search import (
     _played_from_piles,
     _round_plays,
     _split_plans,
+    heuristic_move,
     infer_worlds,
-    world_sampler,
     search,
+    world_sampler,
 )
 from test_split_inference import trick_game, whole_piles
 from worldcheck import check_world, known
@@ -183,9 +185,6 @@ def test_searches_with_the_table_stay_legal_and_repeat(tricks: int) -> None:
 
 def test_a_heads_up_allocation_after_the_other_split_uses_the_table() -> None:
     """Seat 1 splits after seat 0 has: the search runs on the table and answers a split."""
-    from csl_ai.agents import make_agent
-    from csl_ai.game import Game
-    from csl_ai.rules import RulesConfig
 
     game = Game(RulesConfig(players=2), seed=4)
     game.apply(make_agent("heuristic", 1).act(game.observation(0)), 0)
@@ -199,9 +198,6 @@ def test_a_seat_still_to_split_splits_by_its_table_in_the_tree() -> None:
     """Seat 0 splits first: in its tree seat 1 takes a split from its table (all the weight
     on one split: that one), by the rules without a table, and by the rules where it is
     believed exact."""
-    from csl_ai.game import Game
-    from csl_ai.rules import RulesConfig
-    from csl_ai.search import heuristic_move
 
     game = Game(RulesConfig(players=2), seed=4)
     obs = game.observation(0)
@@ -217,3 +213,29 @@ def test_a_seat_still_to_split_splits_by_its_table_in_the_tree() -> None:
     assert engine.modelled_allocation(world, 1, 5) == rules_split
     with pytest.raises(ValueError, match="still to split"):
         engine.modelled_allocation(world, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("sides", "option", "first"),
+    [
+        ("candy=B,spider=B,leopard=B,star=B", "double", 1),
+        ("candy=A,spider=B,leopard=A,star=B", "twice", 0),
+        ("candy=B,spider=A,leopard=A,star=A", "double", 0),
+    ],
+)
+def test_heads_up_games_under_other_rules_search_legally_on_the_table(sides: str, option: str, first: int) -> None:
+    """Every decision of both seats searched, scoring sides B, the star option and the first
+    seat varied: the heuristic's plans serve any rules, and each pool with the other seat
+    split draws from its table."""
+
+    rules = RulesConfig(players=2, sides=parse_sides(sides), star_option=StarOption(option), first_seat=first)
+    game = Game(rules, seed=len(option) + first)
+    config = SearchConfig(split_table=True, inference_pool=64)
+    k = 0
+    while not game.is_over:
+        seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
+        obs = game.observation(seat)
+        result = search(obs, SearchLimit(iterations=60, seed=k), config)
+        assert game.is_legal(result.best_move, seat)
+        game.apply(result.best_move, seat)
+        k += 1
