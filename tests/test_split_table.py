@@ -239,3 +239,41 @@ def test_heads_up_games_under_other_rules_search_legally_on_the_table(sides: str
         assert game.is_legal(result.best_move, seat)
         game.apply(result.best_move, seat)
         k += 1
+
+
+def _shares_at_round(opponent: str, rnd: int, seed: int) -> tuple[float, ...]:
+    from csl_ai.search import _split_shares
+
+    config = SearchConfig(split_posterior=True)
+    game = Game(RulesConfig(players=2), seed=seed)
+    agents = [make_agent("heuristic", 1), make_agent(opponent, 2)]
+    while not (game.round == rnd and game.phase.value == "allocate"):
+        seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
+        game.apply(agents[seat].act(game.observation(seat)), seat)
+    obs = game.observation(0)
+    return _split_shares(_engine(obs, config), obs, 1, config)
+
+
+def test_the_mixture_shares_follow_the_finished_rounds_splits() -> None:
+    """Before any round is finished the shares are the prior; after three rounds of a
+    heuristic seat the heuristic's worth holds most of them, and each share keeps at least
+    a fifth of its prior."""
+    prior = SearchConfig().split_mixture
+    assert _shares_at_round("heuristic", 0, 1) == pytest.approx(prior)
+    after = _shares_at_round("heuristic", 3, 1)
+    assert sum(after) == pytest.approx(1.0)
+    assert after[1] > 0.6 > after[2]
+    assert all(a >= 0.2 * p - 1e-12 for a, p in zip(after, prior, strict=True))
+
+
+def test_split_posterior_searches_stay_legal() -> None:
+    """Every decision of a heads-up game searched with the shares' posterior on."""
+    game = Game(RulesConfig(players=2), seed=6)
+    config = SearchConfig(split_posterior=True, inference_pool=64)
+    k = 0
+    while not game.is_over:
+        seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
+        result = search(game.observation(seat), SearchLimit(iterations=60, seed=k), config)
+        assert game.is_legal(result.best_move, seat)
+        game.apply(result.best_move, seat)
+        k += 1
