@@ -785,14 +785,15 @@ def _round_plays(obs: Observation) -> list[tuple[int, int]]:
     return [(seat, card) for trick in obs.current.tricks for seat, card in trick.plays]
 
 
-def _played_from_piles(obs: Observation) -> list[list[int]]:
-    """Cards each seat has played from each of its piles in the current round."""
+def _played_from_piles(obs: Observation, round_index: int = -1) -> list[list[int]]:
+    """Cards each seat has played from each of its piles in a round (the current one by
+    default; in a finished round, each seat's whole split)."""
     sizes = obs.rules.spec.group_sizes
     played = [[0] * len(sizes) for _ in range(obs.players)]
-    if obs.over or not obs.rounds:
+    if not obs.rounds or obs.over and round_index == -1:
         return played
     group_of = [g for g, size in enumerate(sizes) for _ in range(size)]
-    for i, trick in enumerate(obs.current.tricks):
+    for i, trick in enumerate(obs.rounds[round_index].tricks):
         for seat, card in trick.plays:
             played[seat][group_of[i]] |= 1 << card
     return played
@@ -999,15 +1000,7 @@ def _split_shares(
         obs.rules, seat, config.split_mixture, config.split_worth_beta, config.split_weights[0],
         tuple((r.line, tuple(t.plays for t in r.tricks), tuple(r.declarations)) for r in obs.rounds[:-1]),
     )
-    with _PLANS_LOCK:
-        found = _SHARES.get(key)
-    if found is None:
-        found = _posterior_shares(engine, obs, seat, config)
-        with _PLANS_LOCK:
-            if len(_SHARES) >= 64:
-                _SHARES.clear()
-            _SHARES[key] = found
-    return found
+    return _remembered(_SHARES, key, lambda: _posterior_shares(engine, obs, seat, config))
 
 
 def _posterior_shares(
@@ -1015,15 +1008,9 @@ def _posterior_shares(
 ) -> tuple[float, float, float]:
     prior = np.asarray(config.split_mixture)
     log_post = np.log(np.maximum(prior, 1e-300))
-    group_of = [g for g, size in enumerate(obs.rules.spec.group_sizes) for _ in range(size)]
     for k, past in enumerate(obs.rounds[:-1]):
-        piles = [0] * len(obs.rules.spec.group_sizes)
-        for trick in past.tricks:
-            for s, card in trick.plays:
-                if s == seat:
-                    piles[group_of[trick.index]] |= 1 << card
-        split = tuple(piles)
-        hand = sum(piles)
+        split = tuple(_played_from_piles(obs, k)[seat])
+        hand = sum(split)
         start = _round_start(obs, k, seat, hand)
         splits, worth, weather = _split_plans(start, seat, hand)
         if split not in splits:
@@ -1058,7 +1045,20 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 _PLANS: dict[tuple[Any, ...], tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]] = {}
 _SHARES: dict[tuple[Any, ...], tuple[float, float, float]] = {}
-_PLANS_LOCK = threading.Lock()
+_REMEMBER_LOCK = threading.Lock()
+
+
+def _remembered(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], compute: Any) -> Any:
+    """cache[key], computed once by compute() (a small cache: cleared when it holds 64)."""
+    with _REMEMBER_LOCK:
+        found = cache.get(key)
+    if found is None:
+        found = compute()
+        with _REMEMBER_LOCK:
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = found
+    return found
 
 
 def _split_plans(
@@ -1070,16 +1070,9 @@ def _split_plans(
     current = obs.current
     key = (obs.rules, seat, hand, tuple(current.line), current.first_player,
            tuple(map(tuple, view.core.elements)), tuple(view.unseen_sky), len(obs.rounds))
-    with _PLANS_LOCK:
-        found = _PLANS.get(key)
-    if found is not None:
-        return found
-    found = HeuristicAgent().allocation_plans(_round_start(obs, len(obs.rounds) - 1, seat, hand))
-    with _PLANS_LOCK:
-        if len(_PLANS) >= 64:
-            _PLANS.clear()
-        _PLANS[key] = found
-    return found
+    return _remembered(
+        _PLANS, key, lambda: HeuristicAgent().allocation_plans(_round_start(obs, len(obs.rounds) - 1, seat, hand))
+    )
 
 
 @functools.lru_cache(maxsize=1)
