@@ -51,6 +51,9 @@ class SeatBelief:
     """P(model | the seat's scored decisions), one per entry of MODELS."""
     decisions: int
     """Decisions with a choice that were scored (bets and card plays of finished rounds)."""
+    splits: tuple[tuple[str, float], ...] = ()
+    """Where the search drew this seat's split from its split mixture: each part's share
+    (csl_ai.search.SPLIT_PARTS), before the seat's random chance; else empty."""
 
     @property
     def randomness(self) -> float:
@@ -67,6 +70,7 @@ class SeatBelief:
             "seat": self.seat,
             "models": dict(zip(MODELS, self.probabilities, strict=True)),
             "decisions": self.decisions,
+            **({"splits": dict(self.splits)} if self.splits else {}),
         }
 
 

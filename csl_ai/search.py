@@ -349,6 +349,33 @@ class SearchConfig:
     the held-out zoo:stars, zoo:bettor, zoo:trumps and zoo:leopards (600 games each)
     86.6%, 89.7%, 86.7% and 94.8% against 85.3%, 86.0%, 85.8% and 94.2%
     (docs/tuning.md, nineteenth session). False: split_mixture as it stands."""
+    tree_split_mixture: tuple[int, ...] = (3, 4, 5)
+    """Player counts at which each other seat still to split draws its split in the tree
+    from a split mixture (others_split_mixture, its shares by split_posterior) instead of
+    the playout rules' split. Its hand is sampled, so the split is drawn in C over every
+    split of that hand, exactly (mixture_allocate: any split alike, the heuristic's worth
+    of its normal plan, the allocation model at that player count, the rules' split); with
+    split_mixture_pool the worlds of the bet and the round's first card get splits so drawn
+    too. Heads-up split_table does this from the known hand. 4 players, 10,000 iterations,
+    paired against it off: heuristic (tuning) +11.6 (+5.9..+17.1, 400 games); held out
+    zoo:trumps +5.3, zoo:bettor +7.3, ismcts:iters=1000 +1.3, rules bots +0.1, random +0.1;
+    zoo:stars -0.3 and zoo:leopards +2.5 (their first reading chose others_split_worth_beta);
+    3 and 5 players +7.0 and +8.0 against the heuristic (docs/tuning.md, twentieth session)."""
+    others_split_mixture: tuple[float, float, float, float] = (0.2, 0.3, 0.2, 0.3)
+    """With tree_split_mixture, the prior shares of its parts at 3 to 5 players: any split
+    alike, the heuristic's worth, the allocation model, and the playout rules' own split
+    (the strongest cards to the group worth most)."""
+    others_split_worth_beta: float = 6.0
+    """With tree_split_mixture, the heuristic worth's softmax inverse temperature at 3 to 5
+    players, per point (split_worth_beta heads-up). At 16 the worth part is sharp enough to
+    be confidently wrong about bots that split like the heuristic only in some rounds:
+    against zoo:stars and zoo:leopards -4.3 and -3.9 (300 and 400 games), at 6 -0.3 and
+    +2.5, against the heuristic +13.8 and +11.6."""
+    split_mixture_pool: int = 0
+    """With tree_split_mixture, the worlds drawn once (their splits by the mixture) for the
+    weather bet and the round's first card, where every iteration would otherwise draw its
+    own (a draw per iteration would cost four times the search there); 0: those decisions
+    keep the sampler's uniform splits. Not yet measured in play, so off."""
     inference_pool: int = 2048
     """Worlds drawn per search for allocation and play inference."""
     play_inference: tuple[int, ...] = ()
@@ -570,7 +597,7 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
             )
-        for name in ("allocation_inference", "play_inference"):
+        for name in ("allocation_inference", "play_inference", "tree_split_mixture"):
             counts = getattr(self, name)
             if (
                 not isinstance(counts, (tuple, list))
@@ -582,16 +609,19 @@ class SearchConfig:
             object.__setattr__(self, name, tuple(sorted(set(counts))))
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
         object.__setattr__(self, "play_weights", tuple(tuple(float(v) for v in row) for row in self.play_weights))
-        mixture = self.split_mixture
-        if (
-            not isinstance(mixture, (tuple, list)) or len(mixture) != 3
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in mixture)
-            or not math.isclose(sum(mixture), 1.0, abs_tol=1e-9)
-        ):
-            raise SearchSettingsError(f"split_mixture must be 3 shares in [0, 1] summing to 1, got {mixture!r}")
-        object.__setattr__(self, "split_mixture", tuple(float(v) for v in mixture))
-        if not (isinstance(self.split_worth_beta, (int, float)) and 0 <= self.split_worth_beta <= 1e3):
-            raise SearchSettingsError(f"split_worth_beta must be in [0, 1000], got {self.split_worth_beta!r}")
+        for name, parts in (("split_mixture", 3), ("others_split_mixture", 4)):
+            mixture = getattr(self, name)
+            if (
+                not isinstance(mixture, (tuple, list)) or len(mixture) != parts
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in mixture)
+                or not math.isclose(sum(mixture), 1.0, abs_tol=1e-9)
+            ):
+                raise SearchSettingsError(f"{name} must be {parts} shares in [0, 1] summing to 1, got {mixture!r}")
+            object.__setattr__(self, name, tuple(float(v) for v in mixture))
+        for name in ("split_worth_beta", "others_split_worth_beta"):
+            beta = getattr(self, name)
+            if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0 <= beta <= 1e3):
+                raise SearchSettingsError(f"{name} must be in [0, 1000], got {beta!r}")
         if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
             raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
         if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
@@ -600,6 +630,10 @@ class SearchConfig:
             )
         if not 0 < self.play_tremble <= 1:
             raise SearchSettingsError(f"play_tremble must be in (0, 1], got {self.play_tremble!r}")
+        if not _is_int(self.split_mixture_pool) or not 0 <= self.split_mixture_pool <= 65536:
+            raise SearchSettingsError(
+                f"split_mixture_pool must be an integer 0..65536, got {self.split_mixture_pool!r}"
+            )
         if not _is_int(self.inference_pool) or not 1 <= self.inference_pool <= 65536:
             raise SearchSettingsError(f"inference_pool must be an integer 1..65536, got {self.inference_pool!r}")
         if self.inference_pool * self.inference_oversample > 1 << 18 and self.play_inference:
@@ -920,7 +954,81 @@ def _engine(
                 config.bet_danger_centre[obs.players - 2],
                 config.bet_danger_scale,
             )
+        if _mixture_applies(engine, obs, config):
+            _set_split_mixture(engine, obs, config, beliefs)
     return engine
+
+
+SPLIT_PARTS: tuple[str, ...] = ("alike", "worth", "model", "rules")
+"""The split mixture's parts, in the order of its shares (heads-up: the first three)."""
+
+
+def _with_split_shares(
+    engine: _core.SearchEngine, obs: Observation, config: SearchConfig, beliefs: tuple[SeatBelief, ...]
+) -> tuple[SeatBelief, ...]:
+    """beliefs with each seat's split-mixture shares where this search drew its split by
+    the mixture (heads-up split_table, tree_split_mixture), for reports."""
+    heads_up = obs.players == 2 and config.split_table and 2 in config.allocation_inference
+    if config.playout != "rules" or obs.over or not (heads_up or _mixture_applies(engine, obs, config)):
+        return beliefs
+    out = []
+    for b in beliefs:
+        if obs.current.declarations[b.seat] is True and not heads_up:
+            out.append(b)
+            continue
+        shares = _split_shares(engine, obs, b.seat, config) if config.split_posterior else _mixture_prior(obs, config)
+        out.append(dataclasses.replace(b, splits=tuple(zip(SPLIT_PARTS, shares))))
+    return tuple(out)
+
+
+def _mixture_applies(engine: _core.SearchEngine, obs: Observation, config: SearchConfig) -> bool:
+    """Whether the others' splits come from the split mixture in this search: at its
+    player counts, at an allocation, and before the round's first card with a pool."""
+    if obs.players not in config.tree_split_mixture or obs.players == 2 or obs.current.tricks:
+        return False
+    return engine.root_kind == 0 or config.split_mixture_pool > 0
+
+
+def _set_split_mixture(
+    engine: _core.SearchEngine, obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief]
+) -> None:
+    """Give the engine each other seat's split mixture (SearchConfig.tree_split_mixture):
+    the heuristic's worths of the round's groups to that seat and the shares of the
+    mixture's parts after its belief's random chance."""
+    i = obs.players - 2
+    p = HeuristicAgent().params
+    engine.set_split_mixture(
+        config.others_split_worth_beta, config.split_weights[i], p.blue_decay[i], p.side_top[i], p.side_decay[i],
+        p.trump_synergy, p.top_k_share,
+    )
+    randomness = {b.seat: b.randomness for b in beliefs}
+    for seat in range(obs.players):
+        if seat == obs.seat or obs.current.declarations[seat] is True:
+            continue
+        _alike, by_worth, by_model, by_rules = (
+            _split_shares(engine, obs, seat, config) if config.split_posterior else config.others_split_mixture
+        )
+        r = randomness.get(seat, config.opponent_randomness)
+        engine.set_split_model(
+            seat, _group_worths(obs, seat), (1.0 - r) * by_worth, (1.0 - r) * by_model, (1.0 - r) * by_rules
+        )
+
+
+def _group_worths(obs: Observation, seat: int) -> list[list[float]]:
+    """The heuristic agent's worth to seat of each group's sky cards this round, best
+    first, negative ones ducked as it plans (HeuristicAgent._pile_scores)."""
+    view = obs.public_view()
+    key = ("worths", obs.rules, seat, tuple(obs.current.line), tuple(map(tuple, view.core.elements)),
+           tuple(view.unseen_sky), len(obs.rounds))
+
+    def compute() -> list[list[float]]:
+        agent = HeuristicAgent()
+        duck = agent.params.duck_share
+        hand = obs.current.hands[obs.seat]  # any hand: the worths read only the public tallies
+        table = agent._table(_round_start(obs, len(obs.rounds) - 1, seat, hand))
+        return [[v if v > 0 else duck * v for v in group] for group in agent._group_values(table)]
+
+    return _remembered(_PLANS, key, compute)
 
 
 def infer_worlds(
@@ -933,6 +1041,8 @@ def infer_worlds(
     pool was drawn (else the engine samples uniformly)."""
     splits = obs.players in config.allocation_inference
     plays = obs.players in config.play_inference
+    if config.playout == "rules" and engine.root_kind != 0 and _mixture_applies(engine, obs, config):
+        return engine.build_pool(config.split_mixture_pool, seed)
     if not (splits or plays) or config.playout != "rules":
         return False
     engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
@@ -982,22 +1092,33 @@ def _split_components(
     """Each split's chance under the heuristic's worth and under the allocation model, for
     a seat whose bet is declared (None: not yet known), in core's round."""
     plan = weather if declared is True else worth if declared is False else np.maximum(worth, weather)
-    p_worth = _softmax(config.split_worth_beta * plan)
+    p_worth = _softmax(_worth_beta(core.players, config) * plan)
     if declared is True:
         p_model = np.full(len(splits), 1.0 / len(splits))
     else:
-        p_model = _softmax(np.asarray(engine.split_scores(core, seat, splits, config.split_weights[0])))
+        p_model = _softmax(np.asarray(engine.split_scores(core, seat, splits, config.split_weights[core.players - 2])))
     return p_worth, p_model
+
+
+def _worth_beta(players: int, config: SearchConfig) -> float:
+    """The split mixture's worth temperature: split_worth_beta heads-up, else others_split_worth_beta."""
+    return config.split_worth_beta if players == 2 else config.others_split_worth_beta
+
+
+def _mixture_prior(obs: Observation, config: SearchConfig) -> tuple[float, ...]:
+    """The split mixture's prior shares: split_mixture heads-up, else others_split_mixture."""
+    return config.split_mixture if obs.players == 2 else config.others_split_mixture
 
 
 def _split_shares(
     engine: _core.SearchEngine, obs: Observation, seat: int, config: SearchConfig
-) -> tuple[float, float, float]:
-    """split_mixture's shares for seat after its finished rounds' splits: the posterior over
-    the three components, a fifth of the way back to the prior shares (remembered for the
+) -> tuple[float, ...]:
+    """The split mixture's shares for seat after its finished rounds' splits: the posterior
+    over its components, a fifth of the way back to the prior shares (remembered for the
     round's later decisions)."""
     key = (
-        obs.rules, seat, config.split_mixture, config.split_worth_beta, config.split_weights[0],
+        obs.rules, seat, _mixture_prior(obs, config), _worth_beta(obs.players, config),
+        config.split_weights[obs.players - 2], config.playout_epsilon,
         tuple((r.line, tuple(t.plays for t in r.tricks), tuple(r.declarations)) for r in obs.rounds[:-1]),
     )
     return _remembered(_SHARES, key, lambda: _posterior_shares(engine, obs, seat, config))
@@ -1005,8 +1126,8 @@ def _split_shares(
 
 def _posterior_shares(
     engine: _core.SearchEngine, obs: Observation, seat: int, config: SearchConfig
-) -> tuple[float, float, float]:
-    prior = np.asarray(config.split_mixture)
+) -> tuple[float, ...]:
+    prior = np.asarray(_mixture_prior(obs, config))
     log_post = np.log(np.maximum(prior, 1e-300))
     for k, past in enumerate(obs.rounds[:-1]):
         split = tuple(_played_from_piles(obs, k)[seat])
@@ -1019,11 +1140,28 @@ def _posterior_shares(
             engine, start.public_view().core, seat, config, splits, worth, weather, past.declarations[seat]
         )
         i = splits.index(split)
-        log_post += np.log(np.array([1.0 / len(splits), p_worth[i], p_model[i]]) + 1e-300)
+        likelihood = [1.0 / len(splits), p_worth[i], p_model[i]]
+        if len(prior) == 4:
+            rules = split == _rules_split(start, config)
+            likelihood.append((1.0 - RULES_SPLIT_TREMBLE) * rules + RULES_SPLIT_TREMBLE / len(splits))
+        log_post += np.log(np.array(likelihood) + 1e-300)
     post = np.exp(log_post - log_post.max())
     post /= post.sum()
     shares = 0.8 * post + 0.2 * prior
-    return float(shares[0]), float(shares[1]), float(shares[2])
+    return tuple(float(v) for v in shares)
+
+
+RULES_SPLIT_TREMBLE: float = 0.05
+"""In the split posterior, the chance a seat that splits by the rules splits some other
+way (its splits alike): one odd split must not rule the rules out."""
+
+
+def _rules_split(start: Observation, config: SearchConfig) -> tuple[int, ...]:
+    """The playout rules' own split (no random move) of start's seat's hand."""
+    settings = policy_settings(start, config)
+    settings["epsilon"] = 0.0
+    _kind, piles = _core.heuristic_move(start.public_view().core, start.seat, 0, **settings)
+    return tuple(piles)
 
 
 def _round_start(obs: Observation, k: int, seat: int, hand: int) -> Observation:
@@ -1188,6 +1326,7 @@ def search(
         )
     seed = limit.seed if limit.seed is not None else int.from_bytes(os.urandom(8), "little")
     infer_worlds(engine, obs, config, (seed ^ _POOL_SALT) & _MASK64, beliefs)
+    beliefs = _with_split_shares(engine, obs, config, beliefs)
     if worlds is not None:
         try:
             engine.set_worlds(worlds)

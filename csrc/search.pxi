@@ -88,6 +88,9 @@ cdef enum:
     MAX_VALUE_ROUNDS = 6
     MAX_POOL = 1 << 16
     MAX_SPLIT_TABLE = 1 << 12
+    MIX_STRIDE = 1 << MAX_LINE  # pile masks over a hand's positions (mixture_allocate)
+    MIX_MAX_PILE = 4            # the largest group (5 players: 3 and 4)
+    MIX_MAX_SUBSETS = 126       # C(9, 4): the most piles of one size in a hand
     MAX_ROUND_PLAYS = 48
     MAX_OVERSAMPLE = 64
     MAX_DRAWS = 1 << 18
@@ -174,6 +177,17 @@ ctypedef struct SearchSpec:
     uint64_t* split_table[MAX_PLAYERS]  # per seat: split_n[s] whole splits, MAX_GROUPS piles each
     double* split_cum[MAX_PLAYERS]      # their cumulative weights (set_split_table)
     int32_t split_n[MAX_PLAYERS]        # 0: the seat's split by infer_splits, if at all
+    # the split mixture for seats still to split in the tree (set_split_model, 3 to 5 players)
+    int32_t mix_on[MAX_PLAYERS]
+    int32_t any_mix                     # 1: some seat has a split mixture
+    double mix_share[MAX_PLAYERS][3]    # chance of the heuristic-worth, allocation-model, rules part
+    double mix_vals[MAX_PLAYERS][MAX_GROUPS][MAX_LINE]  # each group's ducked sky worths, best first
+    double mix_beta                     # the worth part's inverse temperature, per point
+    double mix_model_w[N_SPLIT_FEATURES]  # the allocation-model part's weights
+    double mix_blue_win[MAX_RANK + 1]    # a blue's chance to take its trick, by higher blues unseen
+    double mix_side_win[MAX_RANK + 1]    # a red's or green's, by higher cards of its colour unseen
+    double mix_synergy                  # extra tricks per blue in a pile short of a side colour
+    double mix_top_share                # worth of the group's best cards (1) or an average one (0)
     # play inference (see play_log_likelihood)
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
@@ -486,13 +500,18 @@ cdef inline void split_strongest(const Config* cfg, uint64_t hand_s, const int* 
 
 
 cdef void policy_allocate(const State* st, const Policy* pp, int seat, Rng* rng, uint64_t* piles) noexcept nogil:
+    """The rules' split, or a random one with the seat's playout epsilon."""
+    if rng_next(rng) < pp.eps_threshold[seat]:
+        random_allocation(&st.cfg, st.hand[seat], rng, piles)
+        return
+    rules_allocate(st, pp, seat, piles)
+
+
+cdef void rules_allocate(const State* st, const Policy* pp, int seat, uint64_t* piles) noexcept nogil:
     """The rules' split: the strongest cards to the group whose sky cards are worth most."""
     cdef int order[MAX_GROUPS]
     cdef uint64_t piles_s[MAX_GROUPS]
     cdef int g
-    if rng_next(rng) < pp.eps_threshold[seat]:
-        random_allocation(&st.cfg, st.hand[seat], rng, piles)
-        return
     group_order(st, pp, seat, &st.sky_order[st.sky_pos], order)
     split_strongest(&st.cfg, to_strength(st.hand[seat]), order, piles_s)
     for g in range(st.cfg.n_groups):
@@ -665,14 +684,231 @@ cdef void draw_table_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept 
             st.pile[s][g] = row[g] & ~sp.played_from[s][g]
 
 
+cdef double MIX_TINY = 1e-250  # below this the fast draw's summed weights may have underflowed
+cdef int MIX_MASKS[MAX_LINE + 1][MIX_MAX_PILE + 1][MIX_MAX_SUBSETS]
+cdef int MIX_COUNT[MAX_LINE + 1][MIX_MAX_PILE + 1]
+
+
+cdef void mixture_init_masks() noexcept nogil:
+    """MIX_MASKS[n][k]: every mask of k of n hand positions, MIX_COUNT[n][k] of them."""
+    cdef int n, k, m
+    for n in range(MAX_LINE + 1):
+        for k in range(MIX_MAX_PILE + 1):
+            MIX_COUNT[n][k] = 0
+        for m in range(1 << n):
+            k = popcount(m)
+            if k <= MIX_MAX_PILE:
+                MIX_MASKS[n][k][MIX_COUNT[n][k]] = m
+                MIX_COUNT[n][k] += 1
+
+
+mixture_init_masks()
+
+
+cdef double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, const double* win,
+                               const int* colour, int m) noexcept nogil:
+    """The heuristic agent's worth of the pile of hand positions m for group g
+    (HeuristicAgent._pile_scores): its expected tricks, a bonus per blue where a side
+    colour is missing, capped at the group's size, times the group's sky worths, the best
+    ones and an average one blended."""
+    cdef double expected = 0.0, capped, top = 0.0, total = 0.0, share
+    cdef int i, blues = 0, sides = 0
+    cdef uint64_t rest = <uint64_t>m
+    while rest:
+        i = lowest_card(rest)
+        rest &= rest - 1
+        expected += win[i]
+        if colour[i] == BLUE:
+            blues += 1
+        else:
+            sides |= 1 << colour[i]
+    if sides != 6:
+        expected += sp.mix_synergy * blues
+    capped = expected if expected < size else <double>size
+    for i in range(size):
+        share = capped - i
+        share = 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
+        top += sp.mix_vals[s][g][i] * share
+        total += sp.mix_vals[s][g][i]
+    return sp.mix_top_share * top + (1.0 - sp.mix_top_share) * capped * total / size
+
+
+cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int component,
+                              const int* cards, int n, double* logit) noexcept nogil:
+    """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
+    group's size) in group g, under the worth part (component 0) or the allocation model
+    (1); a split's log-weight is the sum over its piles."""
+    cdef double win[MAX_LINE]
+    cdef int colour[MAX_LINE]
+    cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s], pile, rest
+    cdef int i, g, j, m, c, hi, k
+    for i in range(n):
+        c = cards[i]
+        colour[i] = card_colour(c)
+        hi = popcount(unseen & colour_mask(colour[i]) & ~((bit(c) << 1) - 1))
+        win[i] = sp.mix_blue_win[hi] if colour[i] == BLUE else sp.mix_side_win[hi]
+    for g in range(st.cfg.n_groups):
+        k = st.cfg.group_size[g]
+        for j in range(MIX_COUNT[n][k]):
+            m = MIX_MASKS[n][k][j]
+            if component == 0:
+                logit[g * MIX_STRIDE + m] = sp.mix_beta * mixture_pile_worth(sp, s, g, k, win, colour, m)
+            else:
+                pile = 0
+                rest = <uint64_t>m
+                while rest:
+                    pile |= bit(cards[lowest_card(rest)])
+                    rest &= rest - 1
+                logit[g * MIX_STRIDE + m] = pile_score(st, &sp.policy, sp.mix_model_w, s, g, pile)
+
+
+cdef int mixture_pick(const double* weight, const int* masks, int count, double total, Rng* rng) noexcept nogil:
+    """One of masks by weight (total: their sum)."""
+    cdef double u = rng_unit(rng) * total, acc = 0.0
+    cdef int i
+    for i in range(count - 1):
+        acc += weight[i]
+        if u < acc:
+            return masks[i]
+    return masks[count - 1]
+
+
+cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
+    """Seat s's split of its hand by the split mixture: with chance mix_share[s][0] exactly
+    from a softmax over every split of the heuristic's worth at mix_beta, with
+    mix_share[s][1] from the allocation model, with mix_share[s][2] the rules' split
+    (rules_allocate), else uniformly. The first two scores are sums over
+    piles, so a pile is drawn for the first group by its weight times the summed weights of
+    the rest's splits, then the next: exact, every split weighed, no chain."""
+    cdef double logit[MAX_GROUPS * MIX_STRIDE]
+    cdef double top
+    cdef double weight[MIX_MAX_SUBSETS]
+    cdef int masks[MIX_MAX_SUBSETS]
+    cdef int cards[N_RAIN]
+    cdef double u = rng_unit(rng), total, inner
+    cdef int component, n, g, j, q, m, r, sub, k, k1, count, full, first, second, ng = st.cfg.n_groups
+    if u < sp.mix_share[s][0]:
+        component = 0
+    elif u < sp.mix_share[s][0] + sp.mix_share[s][1]:
+        component = 1
+    elif u < sp.mix_share[s][0] + sp.mix_share[s][1] + sp.mix_share[s][2]:
+        rules_allocate(st, &sp.policy, s, piles)
+        return
+    else:
+        random_allocation(&st.cfg, st.hand[s], rng, piles)
+        return
+    n = _cards_of(st.hand[s], cards)
+    if ng < 2 or n > MAX_LINE:
+        random_allocation(&st.cfg, st.hand[s], rng, piles)
+        return
+    full = (1 << n) - 1
+    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0])
+    for g in range(ng):
+        k = st.cfg.group_size[g]
+        top = -1e300
+        for j in range(MIX_COUNT[n][k]):
+            m = MIX_MASKS[n][k][j]
+            if logit[g * MIX_STRIDE + m] > top:
+                top = logit[g * MIX_STRIDE + m]
+        for j in range(MIX_COUNT[n][k]):
+            m = MIX_MASKS[n][k][j]
+            logit[g * MIX_STRIDE + m] = exp(logit[g * MIX_STRIDE + m] - top)
+    k = st.cfg.group_size[0]
+    k1 = st.cfg.group_size[1]
+    count = MIX_COUNT[n][k]
+    total = 0.0
+    for j in range(count):
+        m = MIX_MASKS[n][k][j]
+        r = full ^ m
+        if ng == 2:
+            inner = logit[MIX_STRIDE + r]
+        else:
+            inner = 0.0
+            for q in range(MIX_COUNT[n - k][k1]):
+                sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
+                inner += logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
+        weight[j] = logit[m] * inner
+        total += weight[j]
+    if not total > MIX_TINY:
+        mixture_allocate_logs(sp, st, s, component, cards, n, rng, piles)
+        return
+    first = mixture_pick(weight, MIX_MASKS[n][k], count, total, rng)
+    r = full ^ first
+    if ng == 2:
+        second = r
+    else:
+        count = MIX_COUNT[n - k][k1]
+        total = 0.0
+        for q in range(count):
+            sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
+            masks[q] = sub
+            weight[q] = logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
+            total += weight[q]
+        second = mixture_pick(weight, masks, count, total, rng)
+    mixture_piles(st, cards, n, first, second, piles)
+
+
+cdef inline void mixture_piles(const State* st, const int* cards, int n, int first, int second,
+                               uint64_t* piles) noexcept nogil:
+    """The piles of a split given as the hand positions of its first two groups."""
+    cdef int g, m
+    for g in range(st.cfg.n_groups):
+        piles[g] = 0
+    for m in range(n):
+        g = 0 if (first >> m) & 1 else 1 if (second >> m) & 1 else 2
+        piles[g] |= bit(cards[m])
+
+
+cdef void mixture_allocate_logs(const SearchSpec* sp, const State* st, int s, int component,
+                                const int* cards, int n, Rng* rng, uint64_t* piles) noexcept nogil:
+    """mixture_allocate's draw with every split's log-weight summed first: slower, but
+    exact where the per-group scaling of the fast draw would underflow (piles that each
+    group wants most but that clash, at a high inverse temperature)."""
+    cdef double logit[MAX_GROUPS * MIX_STRIDE]
+    cdef double score[MAX_CANDIDATES]
+    cdef int first_of[MAX_CANDIDATES]
+    cdef int second_of[MAX_CANDIDATES]
+    cdef double top = -1e300, total = 0.0, u, acc = 0.0
+    cdef int j, q, m, r, sub, pick, count = 0, full = (1 << n) - 1, ng = st.cfg.n_groups
+    cdef int k = st.cfg.group_size[0], k1 = st.cfg.group_size[1]
+    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0])
+    for j in range(MIX_COUNT[n][k]):
+        m = MIX_MASKS[n][k][j]
+        r = full ^ m
+        for q in range(MIX_COUNT[n - k][k1] if ng == 3 else 1):
+            sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r) if ng == 3 else r
+            score[count] = logit[m] + logit[MIX_STRIDE + sub] + (logit[2 * MIX_STRIDE + (r ^ sub)] if ng == 3 else 0.0)
+            first_of[count] = m
+            second_of[count] = sub
+            if score[count] > top:
+                top = score[count]
+            count += 1
+    for j in range(count):
+        score[j] = exp(score[j] - top)
+        total += score[j]
+    u = rng_unit(rng) * total
+    pick = count - 1
+    for j in range(count - 1):
+        acc += score[j]
+        if u < acc:
+            pick = j
+            break
+    mixture_piles(st, cards, n, first_of[pick], second_of[pick], piles)
+
+
 cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
     """How another seat still to split does so in the tree: from its split table where it
-    has one that splits this hand (but by the rules with the seat's exact chance), else by
-    the rules (policy_allocate)."""
+    has one that splits this hand, else by the split mixture where it has one
+    (mixture_allocate), but by the rules with the seat's exact chance; otherwise by the
+    rules (policy_allocate)."""
     cdef const uint64_t* row
     cdef uint64_t whole = 0
     cdef int g, ng = st.cfg.n_groups
-    if sp.split_n[s] > 0 and (sp.exact_threshold[s] == 0 or rng_next(rng) >= sp.exact_threshold[s]):
+    if (sp.split_n[s] > 0 or sp.mix_on[s]) and (
+            sp.exact_threshold[s] == 0 or rng_next(rng) >= sp.exact_threshold[s]):
+        if sp.split_n[s] == 0:
+            mixture_allocate(sp, st, s, rng, piles)
+            return
         row = pick_table_split(sp, s, rng)
         for g in range(ng):
             whole |= row[g]
@@ -1097,7 +1333,8 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
     has already allocated gets the split the playout rules make of its sampled hand (the
     rules read only that seat's own cards and the public line), as the seats still to
     allocate do in the tree. Without it a seat that chose before the searcher would be
-    modelled as splitting at random and one that chose after as splitting by the rules."""
+    modelled as splitting at random and one that chose after as splitting by the rules.
+    A seat with a split mixture (set_split_model) splits by it instead, as in the tree."""
     cdef uint64_t piles[MAX_GROUPS]
     cdef int s, g
     if st.line_pos != 0 or st.n_in_trick != 0 or st.phase == PHASE_DEAL or st.phase == PHASE_OVER:
@@ -1105,9 +1342,12 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
     for s in range(st.cfg.n_players):
         if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
             continue
-        if not sp.model_allocations and rng_next(rng) >= sp.exact_threshold[s]:
+        if sp.mix_on[s] and sp.split_n[s] == 0:
+            allocate_modelled(sp, st, s, rng, piles)
+        elif sp.model_allocations or rng_next(rng) < sp.exact_threshold[s]:
+            policy_allocate(st, &sp.policy, s, rng, piles)
+        else:
             continue
-        policy_allocate(st, &sp.policy, s, rng, piles)
         for g in range(st.cfg.n_groups):
             st.pile[s][g] = piles[g]
 
@@ -1140,12 +1380,12 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     (rejection sampling: the accepted worlds follow the posterior given the bets); after
     MAX_BET_TRIES refusals the last draw stands, so a search never stalls on an unlikely
     bet. Last, the rules' allocation model (if on, or for each seat believed exact with
-    that chance)."""
+    that chance), or each seat's split mixture where it has one."""
     if sp.pool_n > 0:
         st[0] = sp.pool[rng_below(rng, sp.pool_n)]
         return
     draw_sampled(sp, rng, st)
-    if sp.model_allocations or sp.any_exact:
+    if sp.model_allocations or sp.any_exact or sp.any_mix:
         model_unseen_allocations(sp, st, rng)
 
 
@@ -1280,7 +1520,7 @@ cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogi
         model_unseen_allocations(sp, st, rng)
     draw_table_splits(sp, st, rng)
     infer_splits(sp, st, rng)
-    if sp.any_exact and not sp.model_allocations:
+    if (sp.any_exact or sp.any_mix) and not sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
 
 
@@ -1503,6 +1743,18 @@ cdef void halving_next_round(Worker* w) noexcept nogil:
     halving_size_round(w)
 
 
+cdef void split_others_first(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    """Split every other seat still to split now, as the tree would (allocate_modelled):
+    splits are simultaneous, so theirs do not depend on the searcher's, and every survivor
+    of a halving round then meets the same splits without drawing them again."""
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef int s
+    for s in range(st.cfg.n_players):
+        if s != sp.root_seat and not (st.allocated_mask >> s) & 1:
+            allocate_modelled(sp, st, s, rng, piles)
+            state_allocate(st, s, piles)
+
+
 cdef void halving_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     """One iteration of sequential halving: the next survivor on the current world, with
     the world's own playout stream (common random numbers: every survivor meets the same
@@ -1514,6 +1766,8 @@ cdef void halving_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
         if w.round_worlds_left <= 0:
             halving_next_round(w)
         draw_world(sp, &w.rng, &w.world)
+        if sp.any_mix and sp.root_kind == ROOT_ALLOCATE:
+            split_others_first(sp, &w.world, &w.rng)
         rng_seed(&w.world_rng, rng_next(&w.rng))
         w.worlds += 1
         w.round_worlds_left -= 1
@@ -1644,6 +1898,9 @@ cdef class SearchEngine:
         memset(self.sp.split_w, 0, sizeof(self.sp.split_w))
         memset(self.sp.played_from, 0, sizeof(self.sp.played_from))
         memset(self.sp.pile_void, 0, sizeof(self.sp.pile_void))
+        memset(self.sp.mix_on, 0, sizeof(self.sp.mix_on))
+        memset(self.sp.mix_share, 0, sizeof(self.sp.mix_share))
+        self.sp.any_mix = 0
         for s in range(MAX_PLAYERS):
             self.sp.split_table[s] = NULL
             self.sp.split_cum[s] = NULL
@@ -1912,6 +2169,85 @@ cdef class SearchEngine:
             kept += 1
         self.sp.split_n[seat] = kept
         return kept
+
+    def set_split_mixture(self, double beta, model_weights, blue_decay, side_top, side_decay,
+                          double synergy, double top_share):
+        """The split mixture's constants (mixture_allocate): the worth part's inverse
+        temperature, the allocation model's weights, and the heuristic agent's card-power
+        constants for this player count (a blue takes its trick with chance
+        blue_decay ** higher blues unseen, a red or green with side_top * side_decay **
+        higher cards of its colour unseen; synergy extra tricks per blue in a pile short
+        of a side colour; top_share the blend of a group's best and average sky cards)."""
+        cdef int i
+        weights = [float(v) for v in model_weights]
+        if len(weights) != N_SPLIT_FEATURES:
+            raise ValueError(f"set_split_mixture needs {N_SPLIT_FEATURES} model weights")
+        if not (0.0 <= beta < 1e6 and 0.0 < blue_decay <= 1.0 and 0.0 <= side_top <= 1.0
+                and 0.0 < side_decay <= 1.0 and 0.0 <= top_share <= 1.0 and abs(synergy) < 1e6
+                and all(abs(v) < 1e6 for v in weights)):
+            raise ValueError("set_split_mixture: constants out of range")
+        self.sp.mix_beta = beta
+        for i in range(N_SPLIT_FEATURES):
+            self.sp.mix_model_w[i] = weights[i]
+        for i in range(MAX_RANK + 1):
+            self.sp.mix_blue_win[i] = blue_decay ** i
+            self.sp.mix_side_win[i] = side_top * side_decay ** i
+        self.sp.mix_synergy = synergy
+        self.sp.mix_top_share = top_share
+
+    def set_split_model(self, int seat, group_worths, double worth_share, double model_share,
+                        double rules_share=0.0):
+        """Split another seat still to split in the tree by the split mixture
+        (mixture_allocate; after set_split_mixture): group_worths[g] are the worths to it of
+        group g's sky cards, best first, ducked as the heuristic agent plans (one per card of
+        the group); worth_share, model_share and rules_share the chances of the worth, the
+        allocation-model and the rules' parts, the rest uniform. A seat's split table, where it has one,
+        comes first."""
+        cdef int g, i, n = self.sampler.sm.base.cfg.n_players, ng = self.sampler.sm.base.cfg.n_groups
+        cdef const Config* cfg = &self.sampler.sm.base.cfg
+        if not 0 <= seat < n or seat == self.sp.root_seat:
+            raise ValueError(f"set_split_model needs another seat, got {seat!r}")
+        rows = [[float(v) for v in row] for row in group_worths]
+        if len(rows) != ng or any(len(rows[g]) != cfg.group_size[g] for g in range(ng)):
+            raise ValueError("set_split_model needs one worth per sky card of each group")
+        if not all(abs(v) < 1e6 for row in rows for v in row):
+            raise ValueError("set_split_model: worths must be finite")
+        if not (0.0 <= worth_share <= 1.0 and 0.0 <= model_share <= 1.0 and 0.0 <= rules_share <= 1.0
+                and worth_share + model_share + rules_share <= 1.0 + 1e-12):
+            raise ValueError("set_split_model: shares must be chances that sum to at most 1")
+        for g in range(ng):
+            for i in range(cfg.group_size[g]):
+                self.sp.mix_vals[seat][g][i] = rows[g][i]
+        self.sp.mix_share[seat][0] = worth_share
+        self.sp.mix_share[seat][1] = model_share
+        self.sp.mix_share[seat][2] = rules_share
+        self.sp.mix_on[seat] = 1
+        self.sp.any_mix = 1
+
+    def mixture_logits(self, CoreState state, int seat, int component, splits):
+        """The split mixture's log-weight of each of seat's splits (tuples of whole pile
+        masks of its hand in state) under the worth part (component 0) or the allocation
+        model (1), up to a constant, for tests."""
+        cdef double logit[MAX_GROUPS * MIX_STRIDE]
+        cdef int cards[N_RAIN]
+        cdef int n, g, i, m
+        if not 0 <= seat < state.st.cfg.n_players or component not in (0, 1):
+            raise ValueError("mixture_logits needs a seat and a component 0 or 1")
+        n = _cards_of(state.st.hand[seat], cards)
+        if n > MAX_LINE:
+            raise ValueError("mixture_logits: hand too large")
+        mixture_pile_logits(&self.sp, &state.st, seat, component, cards, n, &logit[0])
+        out = []
+        for piles in splits:
+            total = 0.0
+            for g in range(state.st.cfg.n_groups):
+                m = 0
+                for i in range(n):
+                    if (piles[g] >> cards[i]) & 1:
+                        m |= 1 << i
+                total += logit[g * MIX_STRIDE + m]
+            out.append(total)
+        return out
 
     def set_play_inference(self, double tremble, int oversample, bint by_class=False, weights=None):
         """Resample the pool's worlds by how likely the others' card plays of this round are
