@@ -102,12 +102,12 @@ Nineteenth session, heads-up split tables (split_table, now on by default):
   python benchmarks/tune_search.py --players 2 --deals 300 --base 5000 --opponent zoo:stars --against stars.json        # 85.3%, +5.1 (+1.3..+8.5)
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --config '{"split_posterior":false}' --save fixed.json   # 87.5%
   python benchmarks/tune_search.py --players 2 --deals 600 --base 5000 --against fixed.json                             # 89.7%, +2.2 (+0.4..+4.0)
-Twentieth session, the others' splits by a split mixture at 3-5 players (tree_split_mixture, now on):
+Twentieth session, the others' splits by a split mixture (tree_split_mixture, now on at 4 players):
   python benchmarks/tune_search.py --deals 100 --base 9000 --config '{"tree_split_mixture":[]}' --save off.json   # 46.1%
   python benchmarks/tune_search.py --deals 100 --base 9000 --against off.json                                      # 57.8%, +11.6 (+5.9..+17.1)
   python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --config '{"tree_split_mixture":[]}' --save bettor.json   # 50.2%
   python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --against bettor.json              # 57.5%, +7.3 (+1.0..+14.0)
-  python benchmarks/tune_search.py --players 5 --deals 80 --base 9000 --against p5.json                            # 51.0%, +8.0 (+3.2..+13.0)
+  python benchmarks/tune_search.py --players 5 --deals 80 --base 9000 --config '{"tree_split_mixture":[5]}' --against p5.json   # 51.0%, +8.0 (+3.2..+13.0)
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ from csl_ai.search import (
 )
 from test_split_table import all_splits
 
-PLAIN = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, playout_epsilon=0.0)
+ALL = (3, 4, 5)
+PLAIN = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, playout_epsilon=0.0, tree_split_mixture=ALL)
 
 
 def first_allocation(players: int, seed: int):
@@ -124,7 +125,7 @@ def test_the_pool_splits_the_others_by_their_mixtures_before_the_first_card() ->
     while game.phase.value == "allocate":
         game.apply(agents[game.to_move].act(game.observation(game.to_move)), game.to_move)
     obs = game.observation(1)
-    sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, others_split_worth_beta=1000.0,
+    sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, others_split_worth_beta=1000.0, tree_split_mixture=ALL,
                          split_posterior=False, others_split_mixture=(0.0, 1.0, 0.0, 0.0), split_mixture_pool=64)
     engine = _engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
@@ -149,7 +150,7 @@ def test_search_with_the_mixture_stays_legal(players: int) -> None:
         obs = game.observation(seat)
         if seat == 1 and game.phase.value not in seen and len(obs.legal_moves()) > 1:
             seen.add(game.phase.value)
-            for config in (SearchConfig(), SearchConfig(split_mixture_pool=256)):
+            for config in (SearchConfig(tree_split_mixture=ALL), SearchConfig(tree_split_mixture=ALL, split_mixture_pool=256)):
                 result = search(obs, SearchLimit(iterations=600, seed=3), config)
                 assert result.best_move in obs.legal_moves()
         game.apply(agents[seat].act(obs), seat)
@@ -157,7 +158,8 @@ def test_search_with_the_mixture_stays_legal(players: int) -> None:
 
 
 def test_the_mixture_changes_the_search_and_can_be_turned_off() -> None:
-    """Off, the allocation search is the rules' split model of before; on, it differs."""
+    """Off, the allocation search is the rules' split model of before; on, it differs; at 3
+    and 5 players it is off by default."""
     _game, obs, _world = first_allocation(4, 6)
     limit = SearchLimit(iterations=3000, seed=1)
     off = search(obs, limit, SearchConfig(tree_split_mixture=()))
@@ -166,6 +168,11 @@ def test_the_mixture_changes_the_search_and_can_be_turned_off() -> None:
     assert isinstance(off.best_move, Allocate) and isinstance(on.best_move, Allocate)
     assert [m.mean_utility for m in off.moves] == [m.mean_utility for m in again.moves]
     assert [m.mean_utility for m in off.moves] != [m.mean_utility for m in on.moves]
+    for players in (3, 5):
+        _game, obs, _world = first_allocation(players, 6)
+        default = search(obs, limit, SearchConfig())
+        off = search(obs, limit, SearchConfig(tree_split_mixture=()))
+        assert [m.mean_utility for m in default.moves] == [m.mean_utility for m in off.moves]
 
 
 def test_a_sharp_mixture_does_not_underflow() -> None:
