@@ -69,7 +69,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -1039,14 +1039,13 @@ def infer_worlds(
     beliefs: Sequence[SeatBelief] | None = None,
 ) -> bool:
     """Draw the engine's pool of worlds by config's inferences (the others' splits by the
-    allocation model, the round's plays by the play model) where they apply at obs's
+    allocation model or the split mixture, the round's plays by the play model) where they apply at obs's
     player count, each other seat under its belief (computed here unless given); whether a
     pool was drawn (else the engine samples uniformly)."""
     splits = obs.players in config.allocation_inference
     plays = obs.players in config.play_inference
-    if config.playout == "rules" and engine.root_kind != 0 and _mixture_applies(engine, obs, config):
-        return engine.build_pool(config.split_mixture_pool, seed)
-    if not (splits or plays) or config.playout != "rules":
+    mixture = engine.root_kind != 0 and _mixture_applies(engine, obs, config)
+    if not (splits or plays or mixture) or config.playout != "rules":
         return False
     engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
     if splits:
@@ -1062,7 +1061,7 @@ def infer_worlds(
             config.play_tremble, config.inference_oversample, config.play_model == "class",
             config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
         )
-    return engine.build_pool(config.inference_pool, seed)
+    return engine.build_pool(config.inference_pool if splits or plays else config.split_mixture_pool, seed)
 
 
 def _set_split_table(
@@ -1161,10 +1160,8 @@ way (its splits alike): one odd split must not rule the rules out."""
 
 def _rules_split(start: Observation, config: SearchConfig) -> tuple[int, ...]:
     """The playout rules' own split (no random move) of start's seat's hand."""
-    settings = policy_settings(start, config)
-    settings["epsilon"] = 0.0
-    _kind, piles = _core.heuristic_move(start.public_view().core, start.seat, 0, **settings)
-    return tuple(piles)
+    move = heuristic_move(start, 0, dataclasses.replace(config, playout_epsilon=0.0))
+    return cast(Allocate, move).piles
 
 
 def _round_start(obs: Observation, k: int, seat: int, hand: int) -> Observation:

@@ -773,6 +773,20 @@ cdef int mixture_pick(const double* weight, const int* masks, int count, double 
     return masks[count - 1]
 
 
+cdef double mixture_pairs(const double* logit, int r, int rest_n, int k1, int* masks, double* weight) noexcept nogil:
+    """The splits of the hand positions r (rest_n of them) into the second group's pile (k1
+    positions) and the third's: each second pile's mask and its weight (the product of the
+    two piles' weights in logit), and their sum."""
+    cdef double total = 0.0
+    cdef int q, sub
+    for q in range(MIX_COUNT[rest_n][k1]):
+        sub = <int>csl_pdep(<uint64_t>MIX_MASKS[rest_n][k1][q], <uint64_t>r)
+        masks[q] = sub
+        weight[q] = logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
+        total += weight[q]
+    return total
+
+
 cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
     """Seat s's split of its hand by the split mixture: with chance mix_share[s][0] exactly
     from a softmax over every split of the heuristic's worth at mix_beta, with
@@ -783,10 +797,11 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     cdef double logit[MAX_GROUPS * MIX_STRIDE]
     cdef double top
     cdef double weight[MIX_MAX_SUBSETS]
+    cdef double pair_weight[MIX_MAX_SUBSETS]
     cdef int masks[MIX_MAX_SUBSETS]
     cdef int cards[N_RAIN]
     cdef double u = rng_unit(rng), total, inner
-    cdef int component, n, g, j, q, m, r, sub, k, k1, count, full, first, second, ng = st.cfg.n_groups
+    cdef int component, n, g, j, m, r, k, k1, count, full, first, second, ng = st.cfg.n_groups
     if u < sp.mix_share[s][0]:
         component = 0
     elif u < sp.mix_share[s][0] + sp.mix_share[s][1]:
@@ -820,13 +835,7 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     for j in range(count):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
-        if ng == 2:
-            inner = logit[MIX_STRIDE + r]
-        else:
-            inner = 0.0
-            for q in range(MIX_COUNT[n - k][k1]):
-                sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
-                inner += logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
+        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs(logit, r, n - k, k1, masks, pair_weight)
         weight[j] = logit[m] * inner
         total += weight[j]
     if not total > MIX_TINY:
@@ -837,14 +846,8 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     if ng == 2:
         second = r
     else:
-        count = MIX_COUNT[n - k][k1]
-        total = 0.0
-        for q in range(count):
-            sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
-            masks[q] = sub
-            weight[q] = logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
-            total += weight[q]
-        second = mixture_pick(weight, masks, count, total, rng)
+        total = mixture_pairs(logit, r, n - k, k1, masks, pair_weight)
+        second = mixture_pick(pair_weight, masks, MIX_COUNT[n - k][k1], total, rng)
     mixture_piles(st, cards, n, first, second, piles)
 
 
