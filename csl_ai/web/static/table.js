@@ -46,6 +46,7 @@ export class TableView {
   /** Open a game by id (state given when just created), then let the AI seats move. */
   async open(gameId, state = null, seat = null) {
     this.runToken += 1;
+    delete this.root.dataset.ready;
     if (gameId !== this.gameId) this.reset();
     this.gameId = gameId;
     if (!state) {
@@ -63,9 +64,10 @@ export class TableView {
     this.drive();
   }
 
-  /** Stop driving the AI (leaving the view). */
+  /** Stop driving the AI (leaving the view); a hidden table waits for no one. */
   close() {
     this.runToken += 1;
+    delete this.root.dataset.ready;
   }
 
   path(action = "", withSeat = true) {
