@@ -378,6 +378,18 @@ class SearchConfig:
     weather bet and the round's first card, where every iteration would otherwise draw its
     own (a draw per iteration would cost four times the search there); 0: those decisions
     keep the sampler's uniform splits. Not yet measured in play, so off."""
+    play_split_mixture: tuple[int, ...] = ()
+    """Player counts (3 to 5) at which, after the round's first card, each other seat's split
+    of its sampled hand in the worlds is drawn by its split mixture given the round's play
+    (csrc/search.pxi mixture_condition: only the splits that hold the cards it played from
+    each pile and none of a colour it has shown a pile lacks; the parts reweighed by how
+    likely each made such a split), in a pool of play_mixture_pool worlds. Else those
+    worlds keep the sampler's uniform splits."""
+    play_mixture_pool: int = 1024
+    """With play_split_mixture, the worlds drawn per card-play search."""
+    play_mixture_oversample: int = 1
+    """With play_split_mixture, worlds drawn per pool world and resampled by how likely
+    each seat's sampled hand makes its play under the mixture (1: the hands as sampled)."""
     inference_pool: int = 2048
     """Worlds drawn per search for allocation and play inference."""
     play_inference: tuple[int, ...] = ()
@@ -600,7 +612,7 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
             )
-        for name in ("allocation_inference", "play_inference", "tree_split_mixture"):
+        for name in ("allocation_inference", "play_inference", "tree_split_mixture", "play_split_mixture"):
             counts = getattr(self, name)
             if (
                 not isinstance(counts, (tuple, list))
@@ -637,6 +649,16 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"split_mixture_pool must be an integer 0..65536, got {self.split_mixture_pool!r}"
             )
+        if not _is_int(self.play_mixture_pool) or not 1 <= self.play_mixture_pool <= 65536:
+            raise SearchSettingsError(
+                f"play_mixture_pool must be an integer 1..65536, got {self.play_mixture_pool!r}"
+            )
+        if not _is_int(self.play_mixture_oversample) or not 1 <= self.play_mixture_oversample <= 64:
+            raise SearchSettingsError(
+                f"play_mixture_oversample must be an integer 1..64, got {self.play_mixture_oversample!r}"
+            )
+        if self.play_mixture_pool * self.play_mixture_oversample > 1 << 18:
+            raise SearchSettingsError("play_mixture_pool times play_mixture_oversample must be at most 262144")
         if not _is_int(self.inference_pool) or not 1 <= self.inference_pool <= 65536:
             raise SearchSettingsError(f"inference_pool must be an integer 1..65536, got {self.inference_pool!r}")
         if self.inference_pool * self.inference_oversample > 1 << 18 and self.play_inference:
@@ -985,11 +1007,19 @@ def _with_split_shares(
 
 
 def _mixture_applies(engine: _core.SearchEngine, obs: Observation, config: SearchConfig) -> bool:
-    """Whether the others' splits come from the split mixture in this search: at its
-    player counts, at an allocation, and before the round's first card with a pool."""
-    if obs.players not in config.tree_split_mixture or obs.players == 2 or obs.current.tricks:
+    """Whether the others' splits come from the split mixture in this search: at
+    tree_split_mixture's player counts at an allocation, and before the round's first
+    card with a pool; at play_split_mixture's after it."""
+    if obs.players == 2:
         return False
-    return engine.root_kind == 0 or config.split_mixture_pool > 0
+    if obs.current.tricks:
+        return obs.players in config.play_split_mixture
+    return obs.players in config.tree_split_mixture and (engine.root_kind == 0 or config.split_mixture_pool > 0)
+
+
+def _mixture_given_play(obs: Observation, config: SearchConfig) -> bool:
+    """Whether this search's worlds split the others by the mixture given the round's play."""
+    return obs.players != 2 and bool(obs.current.tricks) and obs.players in config.play_split_mixture
 
 
 def _set_split_mixture(
@@ -1061,7 +1091,12 @@ def infer_worlds(
             config.play_tremble, config.inference_oversample, config.play_model == "class",
             config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
         )
-    return engine.build_pool(config.inference_pool if splits or plays else config.split_mixture_pool, seed)
+    given_play = mixture and _mixture_given_play(obs, config)
+    if given_play:
+        engine.set_mixture_condition(config.play_mixture_oversample)
+    pool = (config.inference_pool if splits or plays
+            else config.play_mixture_pool if given_play else config.split_mixture_pool)
+    return engine.build_pool(pool, seed)
 
 
 def _set_split_table(

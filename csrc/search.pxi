@@ -188,6 +188,8 @@ ctypedef struct SearchSpec:
     double mix_side_win[MAX_RANK + 1]    # a red's or green's, by higher cards of its colour unseen
     double mix_synergy                  # extra tricks per blue in a pile short of a side colour
     double mix_top_share                # worth of the group's best cards (1) or an average one (0)
+    int32_t mix_condition               # 1: after the first card, the pool's splits by the mixture given the play
+    int32_t mix_oversample              # worlds drawn per pool world, resampled by their hands' weights
     # play inference (see play_log_likelihood)
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
@@ -922,6 +924,213 @@ cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* r
     policy_allocate(st, &sp.policy, s, rng, piles)
 
 
+cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) noexcept nogil:
+    """The summed weight of every split of n hand positions, each pile's log-weight in
+    logit turned in place into a weight scaled by its group's largest (so a split's
+    scaled weight is the product of its piles'), by the same product form as
+    mixture_allocate's draw; 0 where that scaled sum underflows."""
+    cdef double pair_weight[MIX_MAX_SUBSETS]
+    cdef int masks[MIX_MAX_SUBSETS]
+    cdef double top, total = 0.0
+    cdef int g, j, m, kg, r, full = (1 << n) - 1
+    for g in range(ng):
+        kg = k if g == 0 else k1 if g == 1 else n - k - k1
+        top = -1e300
+        for j in range(MIX_COUNT[n][kg]):
+            m = MIX_MASKS[n][kg][j]
+            if logit[g * MIX_STRIDE + m] > top:
+                top = logit[g * MIX_STRIDE + m]
+        for j in range(MIX_COUNT[n][kg]):
+            m = MIX_MASKS[n][kg][j]
+            logit[g * MIX_STRIDE + m] = exp(logit[g * MIX_STRIDE + m] - top)
+    for j in range(MIX_COUNT[n][k]):
+        m = MIX_MASKS[n][k][j]
+        r = full ^ m
+        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs(logit, r, n - k, k1, masks, pair_weight))
+    return total if total > MIX_TINY else 0.0
+
+
+cdef double mixture_log_total_exact(const double* logit, int n, int ng, int k, int k1) noexcept nogil:
+    """The log of the summed weight exp(log-weight) of every split of n hand positions
+    under the pile log-weights logit, split by split in the log domain (where
+    mixture_scaled_total underflows)."""
+    cdef double top = -1e300, total = 0.0, v
+    cdef int j, q, m, r, sub, full = (1 << n) - 1, pass_
+    for pass_ in range(2):
+        for j in range(MIX_COUNT[n][k]):
+            m = MIX_MASKS[n][k][j]
+            r = full ^ m
+            for q in range(MIX_COUNT[n - k][k1] if ng == 3 else 1):
+                sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r) if ng == 3 else r
+                v = logit[m] + logit[MIX_STRIDE + sub] + (logit[2 * MIX_STRIDE + (r ^ sub)] if ng == 3 else 0.0)
+                if pass_ == 0:
+                    if v > top:
+                        top = v
+                else:
+                    total += exp(v - top)
+    return top + log(total)
+
+
+cdef double mixture_condition(const SearchSpec* sp, State* st, int s, Rng* rng) noexcept nogil:
+    """Redraw seat s's unplayed cards among its piles by its split mixture given the
+    round's play so far: each part's splits of the seat's round hand are kept only where
+    they hold the cards it played from each pile and none of a colour it has shown a pile
+    lacks; a part is chosen by its share times its chance of such a split (a seat whose
+    rules' split would have played otherwise is not playing by the rules), then a split
+    within it by its weight (alike: the sampler's own, uniform among those that fit).
+    The hand itself stays the sampler's, whose chance of a hand goes with how many of its
+    splits fit; returns the mixture's chance of a split that fits over that count (times
+    all splits), the hand's importance weight against the sampler."""
+    cdef double logit[MAX_GROUPS * MIX_STRIDE]
+    cdef double score[2][MAX_CANDIDATES]
+    cdef int first_of[MAX_CANDIDATES]
+    cdef int second_of[MAX_CANDIDATES]
+    cdef int cards[N_RAIN]
+    cdef int need[MAX_GROUPS]
+    cdef int bar[MAX_GROUPS]
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef double part[4]
+    cdef double top, total, all_w, log_fit, u, acc, e, likelihood, weight
+    cdef int n, g, h, i, j, q, m, r, sub, third, c, count = 0, pick, chosen, full, all_n
+    cdef int ng = st.cfg.n_groups, k, k1
+    cdef bint fits
+    n = _cards_of(st.hand[s], cards)
+    if ng < 2 or n > MAX_LINE:
+        return 1.0
+    k = st.cfg.group_size[0]
+    k1 = st.cfg.group_size[1] if ng == 3 else n - k
+    full = (1 << n) - 1
+    for g in range(ng):
+        need[g] = 0
+        bar[g] = 0
+    for i in range(n):
+        for g in range(ng):
+            if (sp.played_from[s][g] >> cards[i]) & 1:
+                need[g] |= 1 << i
+    for i in range(n):
+        c = card_colour(cards[i])
+        for g in range(ng):
+            for h in range(ng):
+                if h != g and (need[h] >> i) & 1:
+                    bar[g] |= 1 << i
+            if not (need[g] >> i) & 1 and (sp.pile_void[s][g] >> c) & 1:
+                bar[g] |= 1 << i
+    for j in range(MIX_COUNT[n][k]):
+        m = MIX_MASKS[n][k][j]
+        if (m & need[0]) != need[0] or m & bar[0]:
+            continue
+        r = full ^ m
+        for q in range(MIX_COUNT[n - k][k1] if ng == 3 else 1):
+            sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r) if ng == 3 else r
+            third = r ^ sub
+            if (sub & need[1]) != need[1] or sub & bar[1]:
+                continue
+            if ng == 3 and ((third & need[2]) != need[2] or third & bar[2]):
+                continue
+            first_of[count] = m
+            second_of[count] = sub
+            count += 1
+    all_n = MIX_COUNT[n][k] * (MIX_COUNT[n - k][k1] if ng == 3 else 1)
+    if count == 0:
+        return 1.0
+    if count == all_n:
+        allocate_modelled(sp, st, s, rng, piles)
+        for g in range(ng):
+            st.pile[s][g] = piles[g]
+        return 1.0
+    e = <double>sp.exact_threshold[s] / 18446744073709551616.0
+    part[0] = (1.0 - e) * sp.mix_share[s][0]
+    part[1] = (1.0 - e) * sp.mix_share[s][1]
+    part[2] = e + (1.0 - e) * sp.mix_share[s][2]
+    part[3] = 1.0 - part[0] - part[1] - part[2]
+    for c in range(2):
+        if part[c] <= 0.0:
+            continue
+        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
+        all_w = mixture_scaled_total(&logit[0], n, ng, k, k1)
+        if all_w > 0.0:
+            total = 0.0
+            for j in range(count):
+                m = first_of[j]
+                sub = second_of[j]
+                score[c][j] = logit[m] * logit[MIX_STRIDE + sub] * (
+                    logit[2 * MIX_STRIDE + (full ^ m ^ sub)] if ng == 3 else 1.0)
+                total += score[c][j]
+            part[c] *= total / all_w
+            continue
+        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
+        top = -1e300
+        for j in range(count):
+            m = first_of[j]
+            sub = second_of[j]
+            score[c][j] = logit[m] + logit[MIX_STRIDE + sub] + (
+                logit[2 * MIX_STRIDE + (full ^ m ^ sub)] if ng == 3 else 0.0)
+            if score[c][j] > top:
+                top = score[c][j]
+        total = 0.0
+        for j in range(count):
+            score[c][j] = exp(score[c][j] - top)
+            total += score[c][j]
+        log_fit = log(total) + top - mixture_log_total_exact(&logit[0], n, ng, k, k1)
+        part[c] *= exp(log_fit) if log_fit < 0.0 else 1.0
+    if part[2] > 0.0:
+        rules_allocate(st, &sp.policy, s, piles)
+        fits = True
+        for g in range(ng):
+            if (piles[g] & sp.played_from[s][g]) != sp.played_from[s][g]:
+                fits = False
+            for c in range(N_COLOURS):
+                if (sp.pile_void[s][g] >> c) & 1 and piles[g] & ~sp.played_from[s][g] & colour_mask(c):
+                    fits = False
+        if not fits:
+            part[2] = 0.0
+    part[3] *= <double>count / all_n
+    likelihood = part[0] + part[1] + part[2] + part[3]
+    weight = likelihood * all_n / count
+    if not likelihood > 0.0:
+        return 0.0
+    u = rng_unit(rng) * likelihood
+    chosen = 3
+    acc = 0.0
+    for c in range(3):
+        acc += part[c]
+        if u < acc:
+            chosen = c
+            break
+    if chosen == 3:
+        return weight
+    if chosen < 2:
+        total = 0.0
+        for j in range(count):
+            total += score[chosen][j]
+        u = rng_unit(rng) * total
+        pick = count - 1
+        acc = 0.0
+        for j in range(count - 1):
+            acc += score[chosen][j]
+            if u < acc:
+                pick = j
+                break
+        mixture_piles(st, cards, n, first_of[pick], second_of[pick], piles)
+    for g in range(ng):
+        st.pile[s][g] = piles[g] & ~sp.played_from[s][g]
+    return weight
+
+
+cdef double condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+    """After the round's first card, each other seat with a split mixture splits its sampled
+    hand by it given the play so far (mixture_condition); the product of their chances
+    of a split that fits, the world's weight as a deal of hands."""
+    cdef double weight = 1.0
+    cdef int s
+    if st.line_pos == 0 and st.n_in_trick == 0 or st.phase != PHASE_PLAY:
+        return 1.0
+    for s in range(st.cfg.n_players):
+        if s != sp.root_seat and sp.mix_on[s] and sp.split_n[s] == 0 and (st.allocated_mask >> s) & 1:
+            weight *= mixture_condition(sp, st, s, rng)
+    return weight
+
+
 # --- the playout ----------------------------------------------------------------------------
 
 cdef void rollout_end_round(State* st, int last_winner) noexcept nogil:
@@ -1514,10 +1723,17 @@ cdef double play_log_likelihood(const SearchSpec* sp, const State* st) noexcept 
     return ll
 
 
-cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
+cdef inline double log_weight(double w) noexcept nogil:
+    return log(w) if w > 1e-300 else -690.0
+
+
+cdef double draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
     """A world as draw_world makes one without a pool, with the other seats' splits then
     redrawn from their split tables (draw_table_splits) or by the allocation model
-    (infer_splits), and those of the seats believed exact by the rules with that chance."""
+    (infer_splits), and those of the seats believed exact by the rules with that chance;
+    with mix_condition, after the round's first card, by each seat's split mixture given
+    the play (condition_mixture_splits). Returns the log of the world's weight as a deal
+    of hands under that last (0 without it)."""
     draw_sampled(sp, rng, st)
     if sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
@@ -1525,31 +1741,43 @@ cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogi
     infer_splits(sp, st, rng)
     if (sp.any_exact or sp.any_mix) and not sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
+    if sp.mix_condition and sp.any_mix:
+        return log_weight(condition_mixture_splits(sp, st, rng))
+    return 0.0
+
 
 
 cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
     """Draw n worlds by draw_inferred. With play inference, draw
     oversample times as many and keep n of them by systematic resampling on the weights
     exp(play_log_likelihood) (sampling-importance-resampling: the sampler's worlds are the
-    proposal, so the pool follows the posterior given the plays). 0 on success, -1 out of
-    memory."""
+    proposal, so the pool follows the posterior given the plays); with mix_condition and
+    mix_oversample > 1, so too by the hands' weights under the split mixture given the
+    play (condition_mixture_splits), times the plays' where both are on. 0 on success,
+    -1 out of memory."""
     cdef State* pool
     cdef State* draws = NULL
     cdef double* lw = NULL
     cdef double top, total, total2, u, step, acc
-    cdef int i, j, m
+    cdef int i, j, m, factor = 1
+    cdef bint by_plays = sp.play_inference and sp.n_round_plays > 0
+    cdef bint by_hands = sp.mix_condition and sp.any_mix and sp.mix_oversample > 1 and sp.n_round_plays > 0
     sp.pool_n = 0
     pool = <State*>realloc(sp.pool, n * sizeof(State))
     if pool == NULL:
         return -1
     sp.pool = pool
     sp.pool_ess = n
-    if not sp.play_inference or sp.n_round_plays == 0:
+    if not by_plays and not by_hands:
         for i in range(n):
             draw_inferred(sp, rng, &pool[i])
         sp.pool_n = n
         return 0
-    m = n * sp.oversample
+    if by_plays:
+        factor = sp.oversample
+    if by_hands and sp.mix_oversample > factor:
+        factor = sp.mix_oversample
+    m = n * factor
     draws = <State*>malloc(m * sizeof(State))
     lw = <double*>malloc(m * sizeof(double))
     if draws == NULL or lw == NULL:
@@ -1558,8 +1786,11 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
         return -1
     top = -1e300
     for i in range(m):
-        draw_inferred(sp, rng, &draws[i])
-        lw[i] = play_log_likelihood(sp, &draws[i])
+        lw[i] = draw_inferred(sp, rng, &draws[i])
+        if not by_hands:
+            lw[i] = 0.0
+        if by_plays:
+            lw[i] += play_log_likelihood(sp, &draws[i])
         if lw[i] > top:
             top = lw[i]
     total = 0.0
@@ -1904,6 +2135,8 @@ cdef class SearchEngine:
         memset(self.sp.mix_on, 0, sizeof(self.sp.mix_on))
         memset(self.sp.mix_share, 0, sizeof(self.sp.mix_share))
         self.sp.any_mix = 0
+        self.sp.mix_condition = 0
+        self.sp.mix_oversample = 1
         for s in range(MAX_PLAYERS):
             self.sp.split_table[s] = NULL
             self.sp.split_cum[s] = NULL
@@ -2227,6 +2460,30 @@ cdef class SearchEngine:
         self.sp.mix_on[seat] = 1
         self.sp.any_mix = 1
 
+    def set_mixture_condition(self, int oversample=1):
+        """After the round's first card, split each other seat with a split mixture by it
+        given the round's play so far (condition_mixture_splits), in the pool's worlds;
+        with oversample > 1, that many worlds drawn per pool world and resampled by their
+        hands' weights under the mixture. Takes effect in build_pool, after
+        set_round_record and set_split_model."""
+        if not 1 <= oversample <= MAX_OVERSAMPLE:
+            raise ValueError(f"set_mixture_condition needs oversample 1..{MAX_OVERSAMPLE}")
+        self.sp.mix_condition = 1
+        self.sp.mix_oversample = oversample
+
+    def mixture_condition(self, CoreState world, int seat, uint64_t seed):
+        """Seat's split in a copy of world redrawn by mixture_condition (after
+        set_round_record and set_split_model), and the hand's weight it gives: for tests."""
+        cdef CoreState out = CoreState.__new__(CoreState)
+        cdef Rng rng
+        cdef double weight
+        if not 0 <= seat < world.st.cfg.n_players or seat == self.sp.root_seat or not self.sp.mix_on[seat]:
+            raise ValueError("mixture_condition needs another seat with a split mixture")
+        out.st = world.st
+        rng_seed(&rng, seed)
+        weight = mixture_condition(&self.sp, &out.st, seat, &rng)
+        return out, weight
+
     def mixture_logits(self, CoreState state, int seat, int component, splits):
         """The split mixture's log-weight of each of seat's splits (tuples of whole pile
         masks of its hand in state) under the worth part (component 0) or the allocation
@@ -2303,7 +2560,8 @@ cdef class SearchEngine:
         cdef int s, k, n = self.sampler.sm.base.cfg.n_players
         if not 1 <= pool <= MAX_POOL:
             raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
-        if self.sp.play_inference and pool * self.sp.oversample > MAX_DRAWS:
+        if (self.sp.play_inference and pool * self.sp.oversample > MAX_DRAWS
+                or self.sp.mix_condition and pool * self.sp.mix_oversample > MAX_DRAWS):
             raise ValueError(f"pool times oversample must be at most {MAX_DRAWS}")
         self.sp.pool_n = 0
         if not self.sp.policy.rules or self.sampler.sm.base.phase == PHASE_ALLOCATE and not any(
