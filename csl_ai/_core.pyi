@@ -285,7 +285,7 @@ class SearchEngine:
         the fitted softmax play model instead of the rules' card)."""
     def set_worlds(self, worlds: Sequence[CoreState]) -> None:
         """Search these worlds of this position instead of sampled ones (a diagnostic)."""
-    def set_mixture_condition(self, oversample: int = 1) -> None:
+    def set_mixture_condition(self, oversample: int = 1, reuse: int = 1) -> None:
         """After the round's first card, the pool's splits by each seat's split mixture given the play."""
     def mixture_condition(self, world: CoreState, seat: int, seed: int) -> tuple[CoreState, float]:
         """world with seat's split redrawn by the mixture given the play, and the hand's weight (for tests)."""

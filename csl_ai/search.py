@@ -390,6 +390,10 @@ class SearchConfig:
     play_mixture_oversample: int = 1
     """With play_split_mixture, worlds drawn per pool world and resampled by how likely
     each seat's sampled hand makes its play under the mixture (1: the hands as sampled)."""
+    play_mixture_reuse: int = 1
+    """With play_split_mixture and no oversampling, pool worlds made from each sampled deal,
+    each with its own splits of the same hands (the mixture's tables are made once a hand,
+    so 4 costs about a quarter)."""
     inference_pool: int = 2048
     """Worlds drawn per search for allocation and play inference."""
     play_inference: tuple[int, ...] = ()
@@ -656,6 +660,10 @@ class SearchConfig:
         if not _is_int(self.play_mixture_oversample) or not 1 <= self.play_mixture_oversample <= 64:
             raise SearchSettingsError(
                 f"play_mixture_oversample must be an integer 1..64, got {self.play_mixture_oversample!r}"
+            )
+        if not _is_int(self.play_mixture_reuse) or not 1 <= self.play_mixture_reuse <= 64:
+            raise SearchSettingsError(
+                f"play_mixture_reuse must be an integer 1..64, got {self.play_mixture_reuse!r}"
             )
         if self.play_mixture_pool * self.play_mixture_oversample > 1 << 18:
             raise SearchSettingsError("play_mixture_pool times play_mixture_oversample must be at most 262144")
@@ -1093,7 +1101,7 @@ def infer_worlds(
         )
     given_play = mixture and _mixture_given_play(obs, config)
     if given_play:
-        engine.set_mixture_condition(config.play_mixture_oversample)
+        engine.set_mixture_condition(config.play_mixture_oversample, config.play_mixture_reuse)
     pool = (config.inference_pool if splits or plays
             else config.play_mixture_pool if given_play else config.split_mixture_pool)
     return engine.build_pool(pool, seed)

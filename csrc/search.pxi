@@ -190,6 +190,7 @@ ctypedef struct SearchSpec:
     double mix_top_share                # worth of the group's best cards (1) or an average one (0)
     int32_t mix_condition               # 1: after the first card, the pool's splits by the mixture given the play
     int32_t mix_oversample              # worlds drawn per pool world, resampled by their hands' weights
+    int32_t mix_reuse                   # pool worlds per sampled deal, each with its own splits
     # play inference (see play_log_likelihood)
     int32_t play_inference  # 1: the pool's worlds resampled by how likely the round's plays are
     double play_tremble     # a sensible seat's chance of any legal card instead of the rules' own
@@ -971,32 +972,50 @@ cdef double mixture_log_total_exact(const double* logit, int n, int ng, int k, i
     return top + log(total)
 
 
-cdef double mixture_condition(const SearchSpec* sp, State* st, int s, Rng* rng) noexcept nogil:
-    """Redraw seat s's unplayed cards among its piles by its split mixture given the
-    round's play so far: each part's splits of the seat's round hand are kept only where
-    they hold the cards it played from each pile and none of a colour it has shown a pile
-    lacks; a part is chosen by its share times its chance of such a split (a seat whose
-    rules' split would have played otherwise is not playing by the rules), then a split
-    within it by its weight (alike: the sampler's own, uniform among those that fit).
-    The hand itself stays the sampler's, whose chance of a hand goes with how many of its
-    splits fit; returns the mixture's chance of a split that fits over that count (times
-    all splits), the hand's importance weight against the sampler."""
+# One seat's split mixture given the round's play, for one round hand (mixture_fit).
+ctypedef struct MixFit:
+    uint64_t hand                    # the round hand these are for (0: none yet)
+    int32_t n
+    int32_t whole                    # 1: every split fits (no card played, no void shown)
+    int32_t count                    # splits that fit
+    int cards[MAX_LINE]
+    int32_t first_of[MAX_CANDIDATES]   # each such split: its first two piles' hand positions
+    int32_t second_of[MAX_CANDIDATES]
+    double cum[2][MAX_CANDIDATES]    # their cumulative weights under the worth part and the model
+    double part[4]                   # each part's share times its chance of a split that fits
+    uint64_t rules[MAX_GROUPS]       # the rules' split (part 2), where it fits
+    double likelihood                # the sum of part
+    double weight                    # the hand's importance weight against the sampler
+
+
+cdef void mixture_fit(const SearchSpec* sp, const State* st, int s, MixFit* fit) noexcept nogil:
+    """Seat s's split mixture given the round's play so far, for its round hand in st:
+    every split that holds the cards it played from each pile and none of a colour it has
+    shown a pile lacks, with its weight under each part; each part's share times its
+    chance of such a split (a seat whose rules' split would have played otherwise is not
+    playing by the rules). The sampler's chance of a hand goes with how many of its splits
+    fit, so the hand's importance weight is the mixture's chance of a split that fits over
+    that count (times all splits)."""
     cdef double logit[MAX_GROUPS * MIX_STRIDE]
-    cdef double score[2][MAX_CANDIDATES]
-    cdef int first_of[MAX_CANDIDATES]
-    cdef int second_of[MAX_CANDIDATES]
     cdef int cards[N_RAIN]
     cdef int need[MAX_GROUPS]
     cdef int bar[MAX_GROUPS]
-    cdef uint64_t piles[MAX_GROUPS]
-    cdef double part[4]
-    cdef double top, total, all_w, log_fit, u, acc, e, likelihood, weight
-    cdef int n, g, h, i, j, q, m, r, sub, third, c, count = 0, pick, chosen, full, all_n
+    cdef double top, total, all_w, log_fit, e
+    cdef int n, g, h, i, j, q, m, r, sub, third, c, count = 0, full, all_n
     cdef int ng = st.cfg.n_groups, k, k1
     cdef bint fits
+    fit.hand = st.hand[s]
+    fit.whole = 0
+    fit.count = 0
+    fit.likelihood = 0.0
+    fit.weight = 1.0
     n = _cards_of(st.hand[s], cards)
+    fit.n = n
     if ng < 2 or n > MAX_LINE:
-        return 1.0
+        fit.whole = 1
+        return
+    for i in range(n):
+        fit.cards[i] = cards[i]
     k = st.cfg.group_size[0]
     k1 = st.cfg.group_size[1] if ng == 3 else n - k
     full = (1 << n) - 1
@@ -1027,107 +1046,126 @@ cdef double mixture_condition(const SearchSpec* sp, State* st, int s, Rng* rng) 
                 continue
             if ng == 3 and ((third & need[2]) != need[2] or third & bar[2]):
                 continue
-            first_of[count] = m
-            second_of[count] = sub
+            fit.first_of[count] = m
+            fit.second_of[count] = sub
             count += 1
+    fit.count = count
     all_n = MIX_COUNT[n][k] * (MIX_COUNT[n - k][k1] if ng == 3 else 1)
-    if count == 0:
-        return 1.0
-    if count == all_n:
-        allocate_modelled(sp, st, s, rng, piles)
-        for g in range(ng):
-            st.pile[s][g] = piles[g]
-        return 1.0
+    if count == 0 or count == all_n:
+        fit.whole = 1
+        return
     e = <double>sp.exact_threshold[s] / 18446744073709551616.0
-    part[0] = (1.0 - e) * sp.mix_share[s][0]
-    part[1] = (1.0 - e) * sp.mix_share[s][1]
-    part[2] = e + (1.0 - e) * sp.mix_share[s][2]
-    part[3] = 1.0 - part[0] - part[1] - part[2]
+    fit.part[0] = (1.0 - e) * sp.mix_share[s][0]
+    fit.part[1] = (1.0 - e) * sp.mix_share[s][1]
+    fit.part[2] = e + (1.0 - e) * sp.mix_share[s][2]
+    fit.part[3] = 1.0 - fit.part[0] - fit.part[1] - fit.part[2]
     for c in range(2):
-        if part[c] <= 0.0:
+        if fit.part[c] <= 0.0:
             continue
         mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
         all_w = mixture_scaled_total(&logit[0], n, ng, k, k1)
         if all_w > 0.0:
             total = 0.0
             for j in range(count):
-                m = first_of[j]
-                sub = second_of[j]
-                score[c][j] = logit[m] * logit[MIX_STRIDE + sub] * (
+                m = fit.first_of[j]
+                sub = fit.second_of[j]
+                total += logit[m] * logit[MIX_STRIDE + sub] * (
                     logit[2 * MIX_STRIDE + (full ^ m ^ sub)] if ng == 3 else 1.0)
-                total += score[c][j]
-            part[c] *= total / all_w
+                fit.cum[c][j] = total
+            fit.part[c] *= total / all_w
             continue
         mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
         top = -1e300
         for j in range(count):
-            m = first_of[j]
-            sub = second_of[j]
-            score[c][j] = logit[m] + logit[MIX_STRIDE + sub] + (
+            m = fit.first_of[j]
+            sub = fit.second_of[j]
+            fit.cum[c][j] = logit[m] + logit[MIX_STRIDE + sub] + (
                 logit[2 * MIX_STRIDE + (full ^ m ^ sub)] if ng == 3 else 0.0)
-            if score[c][j] > top:
-                top = score[c][j]
+            if fit.cum[c][j] > top:
+                top = fit.cum[c][j]
         total = 0.0
         for j in range(count):
-            score[c][j] = exp(score[c][j] - top)
-            total += score[c][j]
+            total += exp(fit.cum[c][j] - top)
+            fit.cum[c][j] = total
         log_fit = log(total) + top - mixture_log_total_exact(&logit[0], n, ng, k, k1)
-        part[c] *= exp(log_fit) if log_fit < 0.0 else 1.0
-    if part[2] > 0.0:
-        rules_allocate(st, &sp.policy, s, piles)
+        fit.part[c] *= exp(log_fit) if log_fit < 0.0 else 1.0
+    if fit.part[2] > 0.0:
+        rules_allocate(st, &sp.policy, s, fit.rules)
         fits = True
         for g in range(ng):
-            if (piles[g] & sp.played_from[s][g]) != sp.played_from[s][g]:
+            if (fit.rules[g] & sp.played_from[s][g]) != sp.played_from[s][g]:
                 fits = False
             for c in range(N_COLOURS):
-                if (sp.pile_void[s][g] >> c) & 1 and piles[g] & ~sp.played_from[s][g] & colour_mask(c):
+                if (sp.pile_void[s][g] >> c) & 1 and fit.rules[g] & ~sp.played_from[s][g] & colour_mask(c):
                     fits = False
         if not fits:
-            part[2] = 0.0
-    part[3] *= <double>count / all_n
-    likelihood = part[0] + part[1] + part[2] + part[3]
-    weight = likelihood * all_n / count
-    if not likelihood > 0.0:
+            fit.part[2] = 0.0
+    fit.part[3] *= <double>count / all_n
+    fit.likelihood = fit.part[0] + fit.part[1] + fit.part[2] + fit.part[3]
+    fit.weight = fit.likelihood * all_n / count
+
+
+cdef int pick_cumulative(const double* cum, int count, Rng* rng) noexcept nogil:
+    """An index by the weights whose running sums are cum (binary search)."""
+    cdef double u = rng_unit(rng) * cum[count - 1]
+    cdef int lo = 0, hi = count - 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef double mixture_fit_draw(const SearchSpec* sp, State* st, int s, const MixFit* fit, Rng* rng) noexcept nogil:
+    """Redraw seat s's unplayed cards among its piles from fit (its round hand's, see
+    mixture_fit): a part by its share times its chance of a split that fits, then a split
+    that fits by the part's weight (alike: uniformly); the hand's importance weight. Where
+    every split fits, the mixture's own draw (allocate_modelled); where none does (never
+    in a world of the position), the split stays."""
+    cdef uint64_t piles[MAX_GROUPS]
+    cdef double u, acc = 0.0
+    cdef int g, c, chosen = 3, pick, ng = st.cfg.n_groups
+    if fit.whole:
+        if fit.count > 0:
+            allocate_modelled(sp, st, s, rng, piles)
+            for g in range(ng):
+                st.pile[s][g] = piles[g]
+        return 1.0
+    if not fit.likelihood > 0.0:
         return 0.0
-    u = rng_unit(rng) * likelihood
-    chosen = 3
-    acc = 0.0
+    u = rng_unit(rng) * fit.likelihood
     for c in range(3):
-        acc += part[c]
+        acc += fit.part[c]
         if u < acc:
             chosen = c
             break
-    if chosen == 3:
-        return weight
-    if chosen < 2:
-        total = 0.0
-        for j in range(count):
-            total += score[chosen][j]
-        u = rng_unit(rng) * total
-        pick = count - 1
-        acc = 0.0
-        for j in range(count - 1):
-            acc += score[chosen][j]
-            if u < acc:
-                pick = j
-                break
-        mixture_piles(st, cards, n, first_of[pick], second_of[pick], piles)
+    if chosen == 2:
+        for g in range(ng):
+            piles[g] = fit.rules[g]
+    else:
+        pick = rng_below(rng, fit.count) if chosen == 3 else pick_cumulative(fit.cum[chosen], fit.count, rng)
+        mixture_piles(st, fit.cards, fit.n, fit.first_of[pick], fit.second_of[pick], piles)
     for g in range(ng):
         st.pile[s][g] = piles[g] & ~sp.played_from[s][g]
-    return weight
+    return fit.weight
 
 
-cdef double condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+cdef double condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng, MixFit* fits) noexcept nogil:
     """After the round's first card, each other seat with a split mixture splits its sampled
-    hand by it given the play so far (mixture_condition); the product of their chances
-    of a split that fits, the world's weight as a deal of hands."""
+    hand by it given the play so far (mixture_fit, mixture_fit_draw; fits[s] is reused
+    while the seat's hand is the one it was made for); the product of the hands'
+    importance weights."""
     cdef double weight = 1.0
     cdef int s
     if st.line_pos == 0 and st.n_in_trick == 0 or st.phase != PHASE_PLAY:
         return 1.0
     for s in range(st.cfg.n_players):
         if s != sp.root_seat and sp.mix_on[s] and sp.split_n[s] == 0 and (st.allocated_mask >> s) & 1:
-            weight *= mixture_condition(sp, st, s, rng)
+            if fits[s].hand != st.hand[s]:
+                mixture_fit(sp, st, s, &fits[s])
+            weight *= mixture_fit_draw(sp, st, s, &fits[s], rng)
     return weight
 
 
@@ -1727,7 +1765,7 @@ cdef inline double log_weight(double w) noexcept nogil:
     return log(w) if w > 1e-300 else -690.0
 
 
-cdef double draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
+cdef double draw_inferred(const SearchSpec* sp, Rng* rng, State* st, MixFit* fits) noexcept nogil:
     """A world as draw_world makes one without a pool, with the other seats' splits then
     redrawn from their split tables (draw_table_splits) or by the allocation model
     (infer_splits), and those of the seats believed exact by the rules with that chance;
@@ -1742,7 +1780,7 @@ cdef double draw_inferred(const SearchSpec* sp, Rng* rng, State* st) noexcept no
     if (sp.any_exact or sp.any_mix) and not sp.model_allocations:
         model_unseen_allocations(sp, st, rng)
     if sp.mix_condition and sp.any_mix:
-        return log_weight(condition_mixture_splits(sp, st, rng))
+        return log_weight(condition_mixture_splits(sp, st, rng, fits))
     return 0.0
 
 
@@ -1758,8 +1796,9 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
     cdef State* pool
     cdef State* draws = NULL
     cdef double* lw = NULL
+    cdef MixFit* fits = NULL
     cdef double top, total, total2, u, step, acc
-    cdef int i, j, m, factor = 1
+    cdef int i, j, m, factor = 1, s
     cdef bint by_plays = sp.play_inference and sp.n_round_plays > 0
     cdef bint by_hands = sp.mix_condition and sp.any_mix and sp.mix_oversample > 1 and sp.n_round_plays > 0
     sp.pool_n = 0
@@ -1768,9 +1807,20 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
         return -1
     sp.pool = pool
     sp.pool_ess = n
+    if sp.mix_condition:
+        fits = <MixFit*>malloc(MAX_PLAYERS * sizeof(MixFit))
+        if fits == NULL:
+            return -1
+        for s in range(MAX_PLAYERS):
+            fits[s].hand = 0
     if not by_plays and not by_hands:
         for i in range(n):
-            draw_inferred(sp, rng, &pool[i])
+            if fits != NULL and i % sp.mix_reuse != 0:
+                pool[i] = pool[i - 1]
+                condition_mixture_splits(sp, &pool[i], rng, fits)
+            else:
+                draw_inferred(sp, rng, &pool[i], fits)
+        free(fits)
         sp.pool_n = n
         return 0
     if by_plays:
@@ -1783,10 +1833,11 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
     if draws == NULL or lw == NULL:
         free(draws)
         free(lw)
+        free(fits)
         return -1
     top = -1e300
     for i in range(m):
-        lw[i] = draw_inferred(sp, rng, &draws[i])
+        lw[i] = draw_inferred(sp, rng, &draws[i], fits)
         if not by_hands:
             lw[i] = 0.0
         if by_plays:
@@ -1812,6 +1863,7 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
         u += step
     free(draws)
     free(lw)
+    free(fits)
     sp.pool_n = n
     return 0
 
@@ -2137,6 +2189,7 @@ cdef class SearchEngine:
         self.sp.any_mix = 0
         self.sp.mix_condition = 0
         self.sp.mix_oversample = 1
+        self.sp.mix_reuse = 1
         for s in range(MAX_PLAYERS):
             self.sp.split_table[s] = NULL
             self.sp.split_cum[s] = NULL
@@ -2460,28 +2513,37 @@ cdef class SearchEngine:
         self.sp.mix_on[seat] = 1
         self.sp.any_mix = 1
 
-    def set_mixture_condition(self, int oversample=1):
+    def set_mixture_condition(self, int oversample=1, int reuse=1):
         """After the round's first card, split each other seat with a split mixture by it
         given the round's play so far (condition_mixture_splits), in the pool's worlds;
         with oversample > 1, that many worlds drawn per pool world and resampled by their
-        hands' weights under the mixture. Takes effect in build_pool, after
-        set_round_record and set_split_model."""
-        if not 1 <= oversample <= MAX_OVERSAMPLE:
-            raise ValueError(f"set_mixture_condition needs oversample 1..{MAX_OVERSAMPLE}")
+        hands' weights under the mixture; else each sampled deal gives reuse pool worlds,
+        each with its own splits (the mixture's tables are made once a hand). Takes effect
+        in build_pool, after set_round_record and set_split_model."""
+        if not 1 <= oversample <= MAX_OVERSAMPLE or not 1 <= reuse <= MAX_OVERSAMPLE:
+            raise ValueError(f"set_mixture_condition needs oversample and reuse 1..{MAX_OVERSAMPLE}")
         self.sp.mix_condition = 1
         self.sp.mix_oversample = oversample
+        self.sp.mix_reuse = reuse
 
     def mixture_condition(self, CoreState world, int seat, uint64_t seed):
-        """Seat's split in a copy of world redrawn by mixture_condition (after
-        set_round_record and set_split_model), and the hand's weight it gives: for tests."""
+        """Seat's split in a copy of world redrawn by the mixture given the round's play
+        (mixture_fit, mixture_fit_draw; after set_round_record and set_split_model), and
+        the hand's importance weight: for tests."""
         cdef CoreState out = CoreState.__new__(CoreState)
         cdef Rng rng
         cdef double weight
+        cdef MixFit* fit
         if not 0 <= seat < world.st.cfg.n_players or seat == self.sp.root_seat or not self.sp.mix_on[seat]:
             raise ValueError("mixture_condition needs another seat with a split mixture")
+        fit = <MixFit*>malloc(sizeof(MixFit))
+        if fit == NULL:
+            raise MemoryError()
         out.st = world.st
         rng_seed(&rng, seed)
-        weight = mixture_condition(&self.sp, &out.st, seat, &rng)
+        mixture_fit(&self.sp, &out.st, seat, fit)
+        weight = mixture_fit_draw(&self.sp, &out.st, seat, fit, &rng)
+        free(fit)
         return out, weight
 
     def mixture_logits(self, CoreState state, int seat, int component, splits):

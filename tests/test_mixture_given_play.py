@@ -102,17 +102,25 @@ def exact_conditional(engine, obs, world, seat, shares, rules_split):
     return splits, joint / likelihood, likelihood / ok.mean()
 
 
-@pytest.mark.parametrize(("players", "seed", "plays"), [(4, 1, 5), (4, 2, 9), (3, 5, 4), (5, 3, 6)])
-def test_the_redrawn_split_is_the_mixtures_conditional(players: int, seed: int, plays: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "seed", "plays", "shares"),
+    [
+        (4, 1, 5, (0.4, 0.35, 0.25, 0.0)),
+        (4, 2, 9, (0.3, 0.3, 0.2, 0.2)),
+        (4, 7, 14, (0.0, 0.0, 0.0, 1.0)),
+        (3, 5, 4, (0.3, 0.3, 0.2, 0.2)),
+        (5, 3, 6, (0.4, 0.35, 0.25, 0.0)),
+    ],
+)
+def test_the_redrawn_split_is_the_mixtures_conditional(players: int, seed: int, plays: int, shares) -> None:
     """For one sampled world: the returned weight is the hand's exact importance weight, and
-    the redrawn splits follow the mixture's conditional given the play (worth, model and
-    rules parts; a chi-square bound over every split that can come)."""
+    the redrawn splits follow the mixture's conditional given the play (worth, model, rules
+    and alike parts; a chi-square bound over every split that can come)."""
     game = mid_round(players, seed, plays)
     obs = game.observation(1)
     engine = prepared(obs)
     world = world_sampler(obs).sample(1, seed + 11)[0]
     seat = next(s for s in range(players) if s != 1 and any(_played_from_piles(obs)[s]))
-    shares = (0.4, 0.35, 0.25, 0.0)
     engine.set_split_model(seat, _group_worths(obs, seat), *shares[:3])
     splits, p, weight = exact_conditional(engine, obs, world, seat, shares, rules_split(obs, world, seat))
     n = 12_000
@@ -132,10 +140,10 @@ def test_the_redrawn_split_is_the_mixtures_conditional(players: int, seed: int, 
     assert chi2 < df + 6 * np.sqrt(2 * max(df, 1))
 
 
-def test_no_share_keeps_the_sampled_split_with_weight_one_and_exact_seats_play_the_rules() -> None:
-    """All the share alike: the sampler's split stands (it is already uniform among those
-    that fit) and every hand weighs the same; a seat believed exact plays the rules' split
-    where that fits the play."""
+def test_alike_seats_weigh_every_hand_the_same_and_exact_seats_play_the_rules() -> None:
+    """All the share alike: a split that fits, and every hand weighs the same (the sampler's
+    own chance of it); a seat believed exact plays the rules' split where that fits the
+    play, and a hand whose rules' split does not fit weighs nothing."""
     game = mid_round(4, 4, 3)
     obs = game.observation(1)
     engine = prepared(obs)
@@ -144,7 +152,8 @@ def test_no_share_keeps_the_sampled_split_with_weight_one_and_exact_seats_play_t
         for seat in (0, 2, 3):
             engine.set_split_model(seat, _group_worths(obs, seat), 0.0, 0.0, 0.0)
             out, weight = engine.mixture_condition(world, seat, 3)
-            assert out.piles[seat] == world.piles[seat]
+            assert fits(obs, seat, whole_split(obs, out, seat))
+            assert out.hands == world.hands
             assert weight == pytest.approx(1.0, rel=1e-12)
     engine.set_exact([1.0, 0.0, 1.0, 1.0], 0.0)
     outcomes = set()
@@ -160,8 +169,8 @@ def test_no_share_keeps_the_sampled_split_with_weight_one_and_exact_seats_play_t
     assert outcomes == {True, False}
 
 
-@pytest.mark.parametrize("oversample", [1, 4])
-def test_the_pool_fits_the_play_and_follows_a_sharp_worth(oversample: int) -> None:
+@pytest.mark.parametrize(("oversample", "reuse"), [(1, 1), (4, 1), (1, 4)])
+def test_the_pool_fits_the_play_and_follows_a_sharp_worth(oversample: int, reuse: int) -> None:
     """With play_split_mixture every pooled world keeps each seat's hand, holds the cards it
     played in the piles it played them from and respects its voids; with the worth part
     sharp (beta 1000, all the share) each seat's split is the best that fits by the
@@ -170,7 +179,7 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(oversample: int) -> No
     obs = game.observation(1)
     sharp = replace(PLAIN, others_split_worth_beta=1000.0, split_posterior=False,
                     others_split_mixture=(0.0, 1.0, 0.0, 0.0), play_mixture_pool=64,
-                    play_mixture_oversample=oversample)
+                    play_mixture_oversample=oversample, play_mixture_reuse=reuse)
     engine = _engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     assert 0 < engine.pool_ess <= 64
@@ -184,6 +193,23 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(oversample: int) -> No
             assert logits[splits.index(split)] > logits.max() - 0.02
     off = replace(sharp, play_split_mixture=())
     assert not infer_worlds(_engine(obs, off), obs, off, 9)
+
+
+def test_reused_deals_keep_their_hands_and_draw_their_own_splits() -> None:
+    """play_mixture_reuse 4: the pool's worlds come four to a deal of hands, and the splits
+    within a deal still differ."""
+    game = mid_round(4, 6, 6)
+    obs = game.observation(1)
+    config = replace(PLAIN, play_mixture_pool=256, play_mixture_reuse=4)
+    engine = _engine(obs, config)
+    assert infer_worlds(engine, obs, config, 3)
+    worlds = engine.draw_worlds(400, 1)
+    hands = Counter(w.hands for w in worlds)
+    splits = Counter((w.hands, w.piles) for w in worlds)
+    assert len(hands) <= 64 < len(splits)
+    for world in worlds:
+        for seat in (0, 2, 3):
+            assert fits(obs, seat, whole_split(obs, world, seat))
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -211,6 +237,8 @@ def test_settings_are_checked() -> None:
         SearchConfig(play_mixture_pool=0)
     with pytest.raises(SearchSettingsError, match="play_mixture_oversample"):
         SearchConfig(play_mixture_oversample=65)
+    with pytest.raises(SearchSettingsError, match="play_mixture_reuse"):
+        SearchConfig(play_mixture_reuse=0)
     game = mid_round(4, 1, 5)
     engine = prepared(game.observation(1), replace(PLAIN, play_split_mixture=()))
     with pytest.raises(ValueError, match="split mixture"):
