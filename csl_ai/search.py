@@ -373,27 +373,35 @@ class SearchConfig:
     be confidently wrong about bots that split like the heuristic only in some rounds:
     against zoo:stars and zoo:leopards -4.3 and -3.9 (300 and 400 games), at 6 -0.3 and
     +2.5, against the heuristic +13.8 and +11.6."""
-    split_mixture_pool: int = 0
+    split_mixture_pool: int = 1024
     """With tree_split_mixture, the worlds drawn once (their splits by the mixture) for the
     weather bet and the round's first card, where every iteration would otherwise draw its
     own (a draw per iteration would cost four times the search there); 0: those decisions
-    keep the sampler's uniform splits. Not yet measured in play, so off."""
-    play_split_mixture: tuple[int, ...] = ()
+    keep the sampler's uniform splits, as before. 4 players, 10,000 iterations, paired
+    against 0: heuristic (tuning) +2.0 (-1.0..+5.4, 400 games); held out zoo:bettor +5.5
+    (+2.5..+8.7), zoo:trumps +3.3 (-0.3..+7.3, 300 games each), random +0.2 (-1.2..+1.5,
+    400); no measurable cost (docs/tuning.md, twenty-first session)."""
+    play_split_mixture: tuple[int, ...] = (4,)
     """Player counts (3 to 5) at which, after the round's first card, each other seat's split
     of its sampled hand in the worlds is drawn by its split mixture given the round's play
-    (csrc/search.pxi mixture_condition: only the splits that hold the cards it played from
-    each pile and none of a colour it has shown a pile lacks; the parts reweighed by how
-    likely each made such a split), in a pool of play_mixture_pool worlds. Else those
-    worlds keep the sampler's uniform splits."""
+    (csrc/search.pxi mixture_fit: only the splits that hold the cards it played from each
+    pile and none of a colour it has shown a pile lacks, exactly by weight; the parts
+    reweighed by how likely each made such a split), in a pool of play_mixture_pool
+    worlds; else those worlds keep the sampler's uniform splits. 4 players, 10,000
+    iterations, on top of split_mixture_pool, paired: heuristic (tuning) -0.8, held out
+    zoo:bettor +1.7 and zoo:trumps +3.0 (300-400 games each; alone, without reuse, +1.6
+    and +2.2 against the heuristic and zoo:bettor); 1.4 times the CPU a decision, where
+    twice the iterations gained +0.2 (docs/tuning.md, twenty-first session)."""
     play_mixture_pool: int = 1024
     """With play_split_mixture, the worlds drawn per card-play search."""
     play_mixture_oversample: int = 1
     """With play_split_mixture, worlds drawn per pool world and resampled by how likely
-    each seat's sampled hand makes its play under the mixture (1: the hands as sampled)."""
-    play_mixture_reuse: int = 1
+    each seat's sampled hand makes its play under the mixture (1: the hands as sampled;
+    4 with a pool of 256 read +0.4 against the heuristic where 1 with 1024 read +1.6)."""
+    play_mixture_reuse: int = 4
     """With play_split_mixture and no oversampling, pool worlds made from each sampled deal,
     each with its own splits of the same hands (the mixture's tables are made once a hand,
-    so 4 costs about a quarter)."""
+    so 4 costs about a quarter of 1: 25.5 against 40.5 ms a searched decision)."""
     inference_pool: int = 2048
     """Worlds drawn per search for allocation and play inference."""
     play_inference: tuple[int, ...] = ()

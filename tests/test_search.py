@@ -558,7 +558,8 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
     split of its sampled hand (by strength runs; deterministic with no playout noise and the
     others modelled by the rules alone); the searcher's piles, every hand and everything
     public stay as sampled. Once a card is out, or with allocation_model="uniform", the
-    world is played as sampled."""
+    world is played as sampled. (The split mixture, where on, supersedes this model: it
+    is off here.)"""
     from csl_ai.search import _engine
 
     modelled_seats = 0
@@ -569,7 +570,7 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
             world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
         for model in ("rules", "uniform"):
             engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0,
-                                              opponent_randomness=0.0, exact_prior=0.0))
+                                              opponent_randomness=0.0, exact_prior=0.0, tree_split_mixture=()))
             modelled = engine.modelled_world(world, i)
             assert modelled.hands == world.hands and modelled.played == world.played
             assert modelled.sky_order == world.sky_order
@@ -585,15 +586,17 @@ def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None
 
 def test_a_seat_believed_exact_is_split_by_the_rules() -> None:
     """Where the belief says the others play exactly by the rules, their opening splits are
-    the rules' own, as with the allocation model; with no such belief, as sampled."""
+    the rules' own, as with the allocation model; with no such belief (and no split
+    mixture), as sampled."""
     compared = 0
     for i, (game, seat) in enumerate(random_positions(4, 120, seed=77)):
         obs = game.observation(seat)
         world = sample_worlds(obs, 1, i)[0]
         exact = _engine(obs, SearchConfig(exact_prior=1.0, opponent_randomness=0.0, playout_epsilon=0.0))
         model = _engine(obs, SearchConfig(allocation_model="rules", opponent_randomness=0.0,
-                                          playout_epsilon=0.0))
-        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0, exact_prior=0.0))
+                                          playout_epsilon=0.0, tree_split_mixture=()))
+        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0, exact_prior=0.0,
+                                          tree_split_mixture=()))
         got = exact.modelled_world(world, i)
         assert got.piles == model.modelled_world(world, i).piles
         assert plain.modelled_world(world, i).piles == world.piles

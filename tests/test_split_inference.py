@@ -26,7 +26,9 @@ from csl_ai.search import (
 )
 from worldcheck import check_world, known
 
-SENSIBLE = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2, 3, 4, 5))
+SENSIBLE = SearchConfig(
+    opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2, 3, 4, 5), tree_split_mixture=()
+)
 
 
 def trick_position(players: int = 4, tricks: int = 0, seed: int = 11) -> Observation:
@@ -143,7 +145,8 @@ def test_inference_draws_splits_by_the_model(tricks: int) -> None:
 
 def test_random_seats_keep_their_sampled_split() -> None:
     obs = trick_position()
-    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=1.0, allocation_inference=(2, 3, 4, 5))
+    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=1.0, allocation_inference=(2, 3, 4, 5),
+                          tree_split_mixture=())
     engine, _ = inference_engine(obs, config, (5.0, 5.0, 5.0, 5.0), 100, 32, 1)
     drawn = {w.to_bytes() for w in engine.draw_worlds(500, 1)}
     assert drawn == {w.to_bytes() for w in world_sampler(obs).sample(32, 1)}

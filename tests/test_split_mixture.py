@@ -232,7 +232,8 @@ def test_the_shares_follow_each_seats_finished_splits() -> None:
 
 def test_the_result_reports_each_seats_split_shares_where_the_mixture_drew_them() -> None:
     """At an allocation each other seat's belief carries the mixture's four shares (also in
-    its JSON); at a card play after the first, where the mixture is not used, none."""
+    its JSON); at a card play after the first too (play_split_mixture), but none where the
+    mixture is not used there."""
     game, obs, _world = first_allocation(4, 3)
     result = search(obs, SearchLimit(iterations=500, seed=1), SearchConfig())
     assert [b.seat for b in result.beliefs] == [1, 2, 3]
@@ -244,4 +245,7 @@ def test_the_result_reports_each_seats_split_shares_where_the_mixture_drew_them(
     while not (game.phase.value == "play" and game.observation(game.to_move).current.tricks):
         game.apply(agents[game.to_move].act(game.observation(game.to_move)), game.to_move)
     later = search(game.observation(game.to_move), SearchLimit(iterations=300, seed=1), SearchConfig())
-    assert all(b.splits == () and "splits" not in b.to_json() for b in later.beliefs)
+    assert all([name for name, _ in b.splits] == ["alike", "worth", "model", "rules"] for b in later.beliefs)
+    off = search(game.observation(game.to_move), SearchLimit(iterations=300, seed=1),
+                 SearchConfig(play_split_mixture=()))
+    assert all(b.splits == () and "splits" not in b.to_json() for b in off.beliefs)
