@@ -245,3 +245,15 @@ def test_settings_are_checked() -> None:
         engine.mixture_condition(world_sampler(game.observation(1)).sample(1, 0)[0], 2, 0)
     with pytest.raises(ValueError, match="oversample"):
         engine.set_mixture_condition(0)
+
+
+def test_a_small_budget_draws_a_smaller_pool() -> None:
+    """One mixture world per eight iterations at most, and never fewer than 64; the
+    configured pool without an iteration budget (a time limit)."""
+    obs = mid_round(4, 6, 6).observation(1)
+    sizes = []
+    for iterations in (None, 100_000, 1_350, 100):
+        engine = _engine(obs, PLAIN)
+        assert infer_worlds(engine, obs, PLAIN, 1, iterations=iterations)
+        sizes.append(engine.pool_ess)
+    assert sizes == [1024, 1024, 168, 64]
