@@ -108,6 +108,13 @@ Twentieth session, the others' splits by a split mixture (tree_split_mixture, no
   python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --config '{"tree_split_mixture":[]}' --save bettor.json   # 50.2%
   python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --against bettor.json              # 57.5%, +7.3 (+1.0..+14.0)
   python benchmarks/tune_search.py --players 5 --deals 80 --base 9000 --config '{"tree_split_mixture":[5]}' --against p5.json   # 51.0%, +8.0 (+3.2..+13.0)
+Twenty-first session, the mixture's pool at the bet and first card, and the mixture given play (both now on at 4 players):
+  python benchmarks/tune_search.py --deals 100 --base 9000 --config '{"split_mixture_pool":0,"play_split_mixture":[]}' --save off21.json   # 57.8%
+  python benchmarks/tune_search.py --deals 100 --base 9000 --config '{"play_split_mixture":[]}' --against off21.json   # 59.8%, +2.0 (-1.0..+5.4)
+  python benchmarks/tune_search.py --deals 100 --base 9000 --against off21.json                                      # 59.0%, +1.2 (-2.6..+5.4)
+  python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --config '{"split_mixture_pool":0,"play_split_mixture":[]}' --save bettor21.json   # 57.5%
+  python benchmarks/tune_search.py --deals 75 --base 9000 --opponent zoo:bettor --against bettor21.json              # 64.7%, +7.2 (+2.3..+12.0)
+  python benchmarks/tune_search.py --deals 100 --base 9000 --iters 21000 --config '{"split_mixture_pool":0,"play_split_mixture":[]}' --against off21.json   # 58.0%, +0.2 (-5.2..+5.9)
 """
 
 from __future__ import annotations
