@@ -549,7 +549,7 @@ class SearchConfig:
         (
             (0.302, 0.8629, 0.2094, 1.0291, 0.1787),
             (0.1136, 0.9124, -0.0522, 1.2146, 0.3206),
-            (-0.3704, 0.991, 0.0997, 1.1715, -0.0203),
+            (-0.0086, 1.1042, 0.0964, 1.1792, -0.0068),
             (-0.3879, 0.9322, 0.0014, 0.7689, -0.106),
         )
     )
@@ -565,7 +565,9 @@ class SearchConfig:
     19,684 decisions, 281 s; `--players 3,5`, 16,886 and 26,043 decisions, 917 s;
     docs/tuning.md, fourteenth session), and the 2-player row when it took them over
     heads-up (`--players 2`, 10,333 decisions, 84 s; fifteenth session); the 4-player row
-    again for the split mixture (`--players 4`, 19,642 decisions, 313 s; twentieth)."""
+    again for the split mixture (`--players 4`, 19,642 decisions, 313 s; twentieth), and
+    for it at the bet and in the card play (19,718 decisions, 738 s on shared cores;
+    twenty-first)."""
     search_forced: bool = False
     """Search even when there is a single legal move (else answer at once, 0 iterations)."""
     initial_nodes: int = 1 << 16
