@@ -652,34 +652,18 @@ class SearchConfig:
             beta = getattr(self, name)
             if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0 <= beta <= 1e3):
                 raise SearchSettingsError(f"{name} must be in [0, 1000], got {beta!r}")
-        if not _is_int(self.split_moves) or not 0 <= self.split_moves <= 100_000:
-            raise SearchSettingsError(f"split_moves must be an integer 0..100000, got {self.split_moves!r}")
-        if not _is_int(self.inference_oversample) or not 1 <= self.inference_oversample <= 64:
-            raise SearchSettingsError(
-                f"inference_oversample must be an integer 1..64, got {self.inference_oversample!r}"
-            )
+        for name, low, high in (
+            ("split_moves", 0, 100_000), ("inference_oversample", 1, 64), ("split_mixture_pool", 0, 65536),
+            ("play_mixture_pool", 1, 65536), ("play_mixture_oversample", 1, 64), ("play_mixture_reuse", 1, 64),
+            ("inference_pool", 1, 65536),
+        ):
+            value = getattr(self, name)
+            if not _is_int(value) or not low <= value <= high:
+                raise SearchSettingsError(f"{name} must be an integer {low}..{high}, got {value!r}")
         if not 0 < self.play_tremble <= 1:
             raise SearchSettingsError(f"play_tremble must be in (0, 1], got {self.play_tremble!r}")
-        if not _is_int(self.split_mixture_pool) or not 0 <= self.split_mixture_pool <= 65536:
-            raise SearchSettingsError(
-                f"split_mixture_pool must be an integer 0..65536, got {self.split_mixture_pool!r}"
-            )
-        if not _is_int(self.play_mixture_pool) or not 1 <= self.play_mixture_pool <= 65536:
-            raise SearchSettingsError(
-                f"play_mixture_pool must be an integer 1..65536, got {self.play_mixture_pool!r}"
-            )
-        if not _is_int(self.play_mixture_oversample) or not 1 <= self.play_mixture_oversample <= 64:
-            raise SearchSettingsError(
-                f"play_mixture_oversample must be an integer 1..64, got {self.play_mixture_oversample!r}"
-            )
-        if not _is_int(self.play_mixture_reuse) or not 1 <= self.play_mixture_reuse <= 64:
-            raise SearchSettingsError(
-                f"play_mixture_reuse must be an integer 1..64, got {self.play_mixture_reuse!r}"
-            )
         if self.play_mixture_pool * self.play_mixture_oversample > 1 << 18:
             raise SearchSettingsError("play_mixture_pool times play_mixture_oversample must be at most 262144")
-        if not _is_int(self.inference_pool) or not 1 <= self.inference_pool <= 65536:
-            raise SearchSettingsError(f"inference_pool must be an integer 1..65536, got {self.inference_pool!r}")
         if self.inference_pool * self.inference_oversample > 1 << 18 and self.play_inference:
             raise SearchSettingsError(
                 "inference_pool times inference_oversample must be at most 262144 with play inference"
@@ -1037,10 +1021,6 @@ def _mixture_applies(engine: _core.SearchEngine, obs: Observation, config: Searc
     return obs.players in config.tree_split_mixture and (engine.root_kind == 0 or config.split_mixture_pool > 0)
 
 
-def _mixture_given_play(obs: Observation, config: SearchConfig) -> bool:
-    """Whether this search's worlds split the others by the mixture given the round's play."""
-    return obs.players != 2 and bool(obs.current.tricks) and obs.players in config.play_split_mixture
-
 
 def _set_split_mixture(
     engine: _core.SearchEngine, obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief]
@@ -1117,7 +1097,7 @@ def infer_worlds(
             config.play_tremble, config.inference_oversample, config.play_model == "class",
             config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
         )
-    given_play = mixture and _mixture_given_play(obs, config)
+    given_play = mixture and bool(obs.current.tricks)
     if given_play:
         engine.set_mixture_condition(config.play_mixture_oversample, config.play_mixture_reuse)
     if splits or plays:
