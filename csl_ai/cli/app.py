@@ -423,14 +423,38 @@ def bench(
         int | None, typer.Option("--repeats", help="Runs per figure (default 3, --full 5).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    signature: Annotated[
+        bool,
+        typer.Option(
+            "--signature",
+            help="Print the bench signature: one number that hashes what a fixed set of "
+            "seeded searches and games chose (a refactoring keeps it).",
+        ),
+    ] = False,
 ) -> None:
     """Core and search speed: medians of repeated runs (quick by default).
 
     Core: full random 4-player games per second and ns per round of tricks, in C; the same
     games through the Python API, and the ratio. Search: iterations per second at three
-    fixed positions with a fixed seed.
+    fixed positions with a fixed seed. --signature: the bench signature instead.
     """
     from dataclasses import replace
+
+    if signature:
+        from csl_ai.signature import bench_signature
+
+        sig = bench_signature()
+        if as_json:
+            typer.echo(json.dumps({
+                "signature": sig.hex, "searches": sig.searches, "games": sig.games,
+                "nodes": sig.nodes, "elapsed_s": round(sig.elapsed_s, 3),
+            }, indent=2))
+        else:
+            typer.echo(
+                f"signature {sig.hex}  ({sig.searches} searches, {sig.games} games, "
+                f"{sig.nodes:,} nodes, {sig.elapsed_s:.1f} s)"
+            )
+        return
 
     from rich.table import Table
 
