@@ -59,7 +59,6 @@ With iteration limits and fixed seeds every game is reproducible, whatever --wor
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import multiprocessing
@@ -78,6 +77,7 @@ from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import (  # noqa: E402
     Bet,
     BetSummary,
@@ -223,21 +223,15 @@ def bench_agent(spec: str, seed: int) -> Agent:
     return make_agent(spec, seed)
 
 
-def agent_seed(base: int, deal: int, rotation: int, seat: int, role: str) -> int:
-    """A fixed seed for one agent in one game, independent of how games are scheduled."""
-    key = f"{base}|{deal}|{rotation}|{seat}|{role}".encode()
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
-
-
 def play_one(task: tuple[Row, int, int, int]) -> GameRecord:
     """Play one game: the test agent at seat `rotation` of deal `deal`."""
     row, base, deal, rotation = task
-    test_seed = agent_seed(base, deal, rotation, rotation, "test")
+    test_seed = joined_seed(base, deal, rotation, rotation, "test")
     test = EstimateRecorder(bench_agent(row.test, test_seed))
     agents: list[Agent] = [
         test
         if seat == rotation
-        else make_agent(row.opponent, agent_seed(base, deal, rotation, seat, "opp"))
+        else make_agent(row.opponent, joined_seed(base, deal, rotation, seat, "opp"))
         for seat in range(row.players)
     ]
     started = time.perf_counter()

@@ -22,7 +22,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -39,16 +38,12 @@ from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
 
 Sample = tuple[float, int, float, int, int]
 """(raw mean win share, iterations, realised win share of the game, round of the decision
 (0-based), game: deal * players + the test seat, for intervals over deals)."""
-
-
-def seed_of(*parts: object) -> int:
-    key = "|".join(map(str, parts)).encode()
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
 
 
 class RawEstimates:
@@ -70,9 +65,9 @@ class RawEstimates:
 def play(task: tuple[int, str, int, int, int, int]) -> list[Sample]:
     players, opponent, iterations, base, deal, rotation = task
     agents: list[Agent] = []
-    test = RawEstimates(iterations, seed_of(base, deal, rotation, iterations, "test"))
+    test = RawEstimates(iterations, joined_seed(base, deal, rotation, iterations, "test"))
     for seat in range(players):
-        agents.append(test if seat == rotation else make_agent(opponent, seed_of(base, deal, rotation, seat)))
+        agents.append(test if seat == rotation else make_agent(opponent, joined_seed(base, deal, rotation, seat)))
     game = play_game(RulesConfig(players=players), agents, base + deal)
     share = game.result().win_share(rotation)
     game_index = deal * players + rotation

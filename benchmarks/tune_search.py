@@ -120,7 +120,6 @@ Twenty-first session, the mixture's pool at the bet and first card, and the mixt
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import multiprocessing
 import sys
@@ -135,11 +134,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_strength import bootstrap  # noqa: E402
 from strength_metrics import deal_bootstrap  # noqa: E402
-from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, decision_seed, make_agent  # noqa: E402
+from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent  # noqa: E402
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler  # noqa: E402
+from csl_ai.seeds import decision_seed, joined_seed  # noqa: E402
 
 PHASES = ("allocate", "weather", "play")
 
@@ -165,12 +165,6 @@ class RulesBot:
 def opponent(spec: str, seed: int) -> Agent:
     """An opponent seat: `RulesBot` for "rules", else any agent spec."""
     return RulesBot(seed) if spec == RULES_OPPONENT else make_agent(spec, seed)
-
-
-def seed_of(*parts: object) -> int:
-    """A fixed seed for one agent in one game, independent of scheduling."""
-    key = "|".join(map(str, parts)).encode()
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
 
 
 class PhaseHybrid:
@@ -240,15 +234,15 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
-            agents.append(opponent(args["opponent"], seed_of(args["base"], deal, rotation, seat, "opp")))
+            agents.append(opponent(args["opponent"], joined_seed(args["base"], deal, rotation, seat, "opp")))
             continue
-        test_seed = seed_of(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
+        test_seed = joined_seed(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
         agent: Agent = PhaseBudget(
             args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]),
             frozenset(args["oracle"]), lambda: game.core,
         )
         if args["phases"]:
-            heuristic = HeuristicAgent(seed_of(args["base"], deal, rotation, "h"))
+            heuristic = HeuristicAgent(joined_seed(args["base"], deal, rotation, "h"))
             agent = PhaseHybrid(agent, heuristic, set(args["phases"]))
         agents.append(agent)
         tuned = agents[-1] if isinstance(agents[-1], PhaseBudget) else None

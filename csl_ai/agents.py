@@ -19,7 +19,6 @@ between seeded agents under iteration limits replays identically.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +38,7 @@ from csl_ai.heuristic import (
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
+from csl_ai.seeds import decision_seed
 from csl_ai.zoo import ZOO_AGENTS, ZOO_SPECS
 
 
@@ -107,25 +107,6 @@ DEFAULT_PIMC_ITERATIONS: Final = 10_000
 
 PIMC_CONFIG: Final = SearchConfig(algorithm="pimc")
 """The search configuration of `PimcAgent`."""
-
-_SEED_BITS: Final = 63
-
-
-def decision_seed(base: int, obs: Observation) -> int:
-    """A seed for one decision: a hash of the base seed and where the decision falls.
-
-    The decision is located by seat, round, phase, cards played so far in the round, the
-    seat's hand and the round's line, so every decision of a game gets its own seed and
-    replaying the game gives the same seeds.
-    """
-    current = obs.current
-    plays = sum(len(trick.plays) for trick in current.tricks)
-    key = (
-        f"{base}|{obs.seat}|{len(obs.rounds)}|{obs.phase.value}|{plays}|"
-        f"{obs.hand}|{','.join(map(str, current.line))}"
-    )
-    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> (64 - _SEED_BITS)
 
 
 # --- random -------------------------------------------------------------------------------
@@ -426,7 +407,6 @@ __all__: Sequence[str] = (
     "IsmctsAgent",
     "PimcAgent",
     "RandomAgent",
-    "decision_seed",
     "make_agent",
     "play_game",
 )

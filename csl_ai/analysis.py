@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.moves import Allocate, Declare, Move, Play, move_to_json
-from csl_ai.session import derived_seed
+from csl_ai.seeds import labelled_seed
 
 if TYPE_CHECKING:
     from csl_ai.search import MoveStats, SearchResult
@@ -278,7 +278,7 @@ def analyze_game(
     def searched(obs: Observation, n: int, factor: int) -> SearchResult:
         label = f"analysis{n}" if factor == 1 else f"analysis{n}x{factor}"
         limit = SearchLimit(
-            iterations=iterations * factor, threads=threads, seed=derived_seed(seed, label)
+            iterations=iterations * factor, threads=threads, seed=labelled_seed(seed, label)
         )
         return search(obs, limit)
 

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from csl_ai import _core
-from csl_ai.game import Game, Observation, RoundLog, sky_cards_for
+from csl_ai.game import Game, Observation, RoundLog, pile_plays, sky_cards_for
 from csl_ai.moves import Allocate, Declare, Play
 from csl_ai.rules import RulesConfig
 
@@ -177,10 +177,7 @@ def _evidence(
         return _core.heuristic_move(game.core, seat, 0, epsilon=0.0, **policy)[1]
 
     for line, _first, declarations, tricks in rounds:
-        piles = [[0] * len(spec.group_sizes) for _ in range(n)]
-        for trick in tricks:
-            for seat, card in trick.plays:
-                piles[seat][trick.group] |= 1 << card
+        piles = pile_plays(tricks, n, len(spec.group_sizes))
         hands = [sum(p) for p in piles]
         set_aside = spec.rain_cards & ~sum(hands) if n == 5 else 0
         game.deal(hands, set_aside)

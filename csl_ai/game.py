@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -21,6 +21,7 @@ from csl_ai.errors import IllegalMoveError, InvalidPositionError
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import MAX_RANK, N_RAIN, card_colour, card_str, format_cards, format_piles
 from csl_ai.rules import RulesConfig, SkyCard, StarOption
+from csl_ai.seeds import fresh_seed
 
 COLOUR_NAMES = ("blue", "red", "green")
 SCORE_COLUMNS: tuple[str, ...] = tuple(_core.SCORE_COLUMNS)
@@ -173,7 +174,7 @@ class Game:
         auto_deal: bool = True,
     ) -> None:
         self.rules = rules if rules is not None else RulesConfig()
-        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**63)
+        self.seed = seed if seed is not None else fresh_seed()
         self._rng = random.Random(self.seed)
         self.sky_cards = sky_cards_for(self.rules)
         if sky_order is None:
@@ -743,6 +744,26 @@ class Observation:
         return []
 
 
+def pile_plays(tricks: Iterable[Trick], players: int, groups: int) -> list[list[int]]:
+    """The cards each seat played from each of its piles in tricks: ``[seat][pile]``, a
+    card mask (bit c = card c)."""
+    played = [[0] * groups for _ in range(players)]
+    for trick in tricks:
+        for seat, card in trick.plays:
+            played[seat][trick.group] |= 1 << card
+    return played
+
+
+def played_from_piles(obs: Observation, round_index: int = -1) -> list[list[int]]:
+    """Cards each seat has played from each of its piles in a round (the current one by
+    default, none once the game is over; in a finished round, each seat's whole split):
+    `pile_plays` of the round's tricks."""
+    groups = len(obs.rules.spec.group_sizes)
+    if not obs.rounds or obs.over and round_index == -1:
+        return [[0] * groups for _ in range(obs.players)]
+    return pile_plays(obs.rounds[round_index].tricks, obs.players, groups)
+
+
 def _replay_public(obs: Observation) -> PublicView:
     """Replay obs's history from its seat's view into a C state (see PublicView)."""
     rules = obs.rules
@@ -856,20 +877,14 @@ def _replay_public(obs: Observation) -> PublicView:
         raise InvalidPositionError("rounds: the position must include the current round's line and hand")
     hidden_counts = []
     played = core.played
+    played_from = played_from_piles(obs)
     for s in range(n):
         row = []
         for g, size in enumerate(spec.group_sizes):
             if s == seat:
                 row.append(0)
                 continue
-            played_from = sum(
-                1
-                for trick in (obs.current.tricks if obs.rounds else ())
-                if trick.group == g
-                for (ps, _c) in trick.plays
-                if ps == s
-            )
-            row.append(size - played_from if core.phase != "over" else 0)
+            row.append(size - played_from[s][g].bit_count() if core.phase != "over" else 0)
         hidden_counts.append(tuple(row))
     own_hand = obs.hand if core.phase != "over" else 0
     unseen = spec.rain_cards & ~own_hand & ~played if core.phase != "over" else 0

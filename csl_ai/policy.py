@@ -27,7 +27,8 @@ from typing import Any, Final
 import numpy as np
 
 from csl_ai import _core
-from csl_ai.errors import CslError, write_file_atomic
+from csl_ai.errors import CslError
+from csl_ai.files import write_file_atomic
 from csl_ai.game import Observation
 from csl_ai.notation import card_str
 

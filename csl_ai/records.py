@@ -20,17 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, cast
 
-from csl_ai.errors import (
-    IllegalMoveError,
-    InvalidRecordError,
-    RecordWriteError,
-    path_label,
-    write_file_atomic,
-)
+from csl_ai.errors import IllegalMoveError, InvalidRecordError, RecordWriteError, path_label, short_repr
+from csl_ai.files import write_file_atomic
 from csl_ai.game import SCORE_COLUMNS, Game, Phase, Trick, sky_cards_for
-from csl_ai.moves import Allocate, Declare, Move, Play
-from csl_ai.notation import card_str, format_cards, format_piles
-from csl_ai.position import (
+from csl_ai.jsonio import (
     check_bool_or_null,
     check_header,
     check_list,
@@ -39,7 +32,6 @@ from csl_ai.position import (
     format_json,
     guarded,
     is_int,
-    line_to_json,
     read_card,
     read_cards,
     read_json_file,
@@ -47,9 +39,10 @@ from csl_ai.position import (
     read_piles,
     read_rules,
     read_tricks,
-    short_repr,
-    trick_to_json,
+    round_to_json,
 )
+from csl_ai.moves import Allocate, Declare, Move, Play
+from csl_ai.notation import card_str, format_cards, format_piles
 from csl_ai.rules import RulesConfig
 
 RECORD_FORMAT: Final = "csl-record"
@@ -132,21 +125,18 @@ def game_to_record(
         except (TypeError, ValueError) as e:
             raise _ERR(f"meta: not JSON data: {e}") from None
     cards = game.sky_cards
-    rounds = []
-    for r in game.rounds:
-        texts, ids = line_to_json(r.line, cards)
-        rounds.append(
+    rounds = [
+        round_to_json(
+            r,
+            cards,
             {
-                "line": texts,
-                "line_ids": ids,
-                "first_player": r.first_player,
                 "hands": [format_cards(h or 0) for h in r.hands],
                 "set_aside": format_cards(r.set_aside) if r.set_aside else None,
                 "allocations": [format_piles(a) if a is not None else None for a in r.allocations],
-                "declarations": list(r.declarations),
-                "tricks": [trick_to_json(t, cards) for t in r.tricks],
-            }
+            },
         )
+        for r in game.rounds
+    ]
     record["sky_order"] = list(game.sky_order)
     record["rounds"] = rounds
     if game.is_over:

@@ -36,7 +36,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, TypeGuard
 
-from csl_ai.errors import DeckError, RulesError, clip, path_label, read_input_text, short_repr
+from csl_ai.errors import DeckError, RulesError, clip, path_label, short_repr
+from csl_ai.files import read_input_text
 
 DECK_SIZE: Final = 36
 """Sky cards in a box."""

@@ -3,8 +3,10 @@
 `Table` is the part of `csl play` (terminal) and `csl serve` (browser) that knows nothing
 of either: the caller asks whose turn it is (`Table.waiting_for`), lets the AI seats
 move one decision at a time (`Table.ai_step`, so a view can show each card as it
-falls), applies a human's move (`Table.play`) and takes it back (`Table.undo`). The hint
-searches at the AI seats' own level, so advice and opposition are one strength.
+falls; or `Table.ai_turn`, whose search a caller that must not block runs elsewhere,
+then `Table.apply_ai`), applies a human's move (`Table.play`) and takes it back
+(`Table.undo`). The hint searches at the AI seats' own level, so advice and opposition
+are one strength.
 
 A table is rebuilt from its record (`Table.resume`): the record holds the rules, the
 seed, every move and who sat where, and the AI seats are seeded from the game seed, so
@@ -13,7 +15,6 @@ a resumed game plays on exactly as the original would have.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from csl_ai.errors import CslError, IllegalMoveError
 from csl_ai.game import Game, Observation, Phase
 from csl_ai.moves import Move
 from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
+from csl_ai.seeds import fresh_seed, labelled_seed
 
 if TYPE_CHECKING:
     from csl_ai.agents import Agent
@@ -35,11 +37,6 @@ DEFAULT_AI: Final = "ismcts:normal"
 
 class TableError(CslError):
     """A table that cannot be set up or resumed as asked (seats, AI spec, record)."""
-
-
-def derived_seed(seed: int, label: str) -> int:
-    """A 63-bit seed derived from the game seed and a label (a seat, a hint)."""
-    return random.Random(f"{seed}:{label}").getrandbits(63)
 
 
 @dataclass(frozen=True)
@@ -69,6 +66,23 @@ class AiStep:
 
 
 @dataclass(frozen=True)
+class AiTurn:
+    """An AI seat's decision still to make: the seat, its agent and what it sees.
+
+    `think` runs the agent (the search) and touches no table, so a caller that must not
+    block (the web table) runs it elsewhere, then hands its step to `Table.apply_ai`.
+    """
+
+    seat: int
+    agent: Agent
+    obs: Observation
+
+    def think(self) -> AiStep:
+        move = self.agent.act(self.obs)
+        return AiStep(self.seat, move, getattr(self.agent, "last_result", None))
+
+
+@dataclass(frozen=True)
 class _Snapshot:
     """The game before a human decision, kept for `Table.undo`."""
 
@@ -89,7 +103,7 @@ class Table:
         self.game = game
         self.specs: tuple[str, ...] = tuple(specs)
         self.agents: dict[int, Agent] = {
-            seat: make_agent(spec, seed=derived_seed(game.seed, f"agent{seat}"))
+            seat: make_agent(spec, seed=labelled_seed(game.seed, f"agent{seat}"))
             for seat, spec in enumerate(specs)
             if spec != HUMAN
         }
@@ -128,7 +142,7 @@ class Table:
                 )
         if any(spec == HUMAN for spec in ai_specs):
             raise TableError(f"{HUMAN!r} is not an AI; list human seats in humans")
-        seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**63)
+        seed = options.seed if options.seed is not None else fresh_seed()
         specs = [HUMAN] * rules.players
         for seat, spec in zip(ai_seats, ai_specs, strict=True):
             specs[seat] = spec
@@ -198,16 +212,27 @@ class Table:
         return legal[0] if len(legal) == 1 else None
 
     # --- moving -------------------------------------------------------------------------
-    def ai_step(self) -> AiStep | None:
-        """Let the AI seat to move make one decision; None if a human is to move or the
+    def ai_turn(self) -> AiTurn | None:
+        """The decision the AI seat to move has to make; None if a human is to move or the
         game is over."""
         seat = self.to_move
         if seat is None or seat in self.humans:
             return None
-        agent = self.agents[seat]
-        move = agent.act(self.game.observation(seat))
-        self.game.apply(move, seat)
-        return AiStep(seat, move, getattr(agent, "last_result", None))
+        return AiTurn(seat, self.agents[seat], self.game.observation(seat))
+
+    def apply_ai(self, step: AiStep) -> None:
+        """Apply the move an AI seat decided (`AiTurn.think`)."""
+        self.game.apply(step.move, step.seat)
+
+    def ai_step(self) -> AiStep | None:
+        """Let the AI seat to move make one decision; None if a human is to move or the
+        game is over."""
+        turn = self.ai_turn()
+        if turn is None:
+            return None
+        step = turn.think()
+        self.apply_ai(step)
+        return step
 
     def play(self, move: Move, seat: int | None = None) -> None:
         """Apply a human's move (IllegalMoveError says why one is refused)."""
@@ -286,7 +311,7 @@ class Table:
         if waiting is None or (seat is not None and seat != waiting):
             raise IllegalMoveError("no human decision to advise on now")
         self._hints += 1
-        limit = self.hint_limit(derived_seed(self.game.seed, f"hint{self._hints}"), threads)
+        limit = self.hint_limit(labelled_seed(self.game.seed, f"hint{self._hints}"), threads)
         agent = self._searching_agent()
         config = SearchConfig() if agent is None else agent.config  # type: ignore[attr-defined]
         return self.game.observation(waiting), limit, config
@@ -316,8 +341,8 @@ __all__: Sequence[str] = (
     "DEFAULT_AI",
     "HUMAN",
     "AiStep",
+    "AiTurn",
     "Table",
     "TableError",
     "TableOptions",
-    "derived_seed",
 )

@@ -19,7 +19,6 @@ from csl_ai.agents import (
     IsmctsAgent,
     PimcAgent,
     RandomAgent,
-    decision_seed,
     level_iterations,
     level_limit,
     level_range_text,
@@ -32,6 +31,7 @@ from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_colour, parse_card, parse_cards, parse_piles
 from csl_ai.rules import PLAYER_SPECS, RulesConfig
 from csl_ai.search import SearchLimit
+from csl_ai.seeds import decision_seed
 
 PLAYER_COUNTS = tuple(sorted(PLAYER_SPECS))
 ALWAYS_DECLARE = dataclasses.replace(HeuristicParams(), weather_margin=-1e9)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from csl_ai.errors import InvalidPositionError
 from csl_ai.game import COLOUR_NAMES, Game, Observation, Phase
+from csl_ai.jsonio import format_json
 from csl_ai.notation import (
     card_colour,
     card_str,
@@ -29,7 +30,6 @@ from csl_ai.notation import (
 from csl_ai.position import (
     POSITION_FORMAT,
     POSITION_VERSION,
-    format_json,
     load_position,
     observation_to_position,
     position_from_dict,

@@ -33,7 +33,8 @@ import typer.main
 import csl_ai
 from csl_ai import _core
 from csl_ai.cli import app
-from csl_ai.errors import MAX_INPUT_BYTES, short_repr
+from csl_ai.errors import short_repr
+from csl_ai.files import MAX_INPUT_BYTES
 from csl_ai.game import Game, Phase
 from csl_ai.position import load_position, observation_to_position, position_to_json
 from csl_ai.records import game_to_record, load_record, record_to_json
@@ -840,8 +841,9 @@ def test_save_record_never_replaces_a_non_regular_file(tmp_path: Path, kind: str
 def test_the_safe_writer_syncs_then_renames_and_keeps_the_old_file_on_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from csl_ai import errors
-    from csl_ai.errors import OutputWriteError, write_file_atomic
+    from csl_ai import files
+    from csl_ai.errors import OutputWriteError
+    from csl_ai.files import write_file_atomic
 
     path = tmp_path / "out.json"
     path.write_text("old\n")
@@ -858,12 +860,12 @@ def test_the_safe_writer_syncs_then_renames_and_keeps_the_old_file_on_failure(
         assert Path(src).parent == path.parent and Path(dst) == path
         real_replace(src, dst)
 
-    monkeypatch.setattr(errors.os, "fsync", fsync)
-    monkeypatch.setattr(errors.os, "replace", replace)
+    monkeypatch.setattr(files.os, "fsync", fsync)
+    monkeypatch.setattr(files.os, "replace", replace)
     write_file_atomic(path, "new\n", "results file")
     assert path.read_text() == "new\n" and steps == ["fsync", "replace"]
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, "an existing file keeps its mode"
-    monkeypatch.setattr(errors.os, "fsync", _no_space)
+    monkeypatch.setattr(files.os, "fsync", _no_space)
     with pytest.raises(OutputWriteError, match=r"cannot write results file: No space"):
         write_file_atomic(path, "newer\n", "results file")
     assert path.read_text() == "new\n"

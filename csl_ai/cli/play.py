@@ -53,14 +53,8 @@ from csl_ai.cli.render import (
     worth_line_text,
     worth_table,
 )
-from csl_ai.errors import (
-    CslError,
-    OutputWriteError,
-    check_output_path,
-    clip,
-    non_regular_kind,
-    path_label,
-)
+from csl_ai.errors import CslError, OutputWriteError, clip, path_label
+from csl_ai.files import check_output_path, non_regular_kind
 from csl_ai.game import COLOUR_NAMES, Game, Phase
 from csl_ai.moves import Move, parse_move
 from csl_ai.notation import cards_of, format_cards, format_piles

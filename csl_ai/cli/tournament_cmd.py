@@ -10,7 +10,6 @@ and are all refused before the run is announced; Ctrl-C exits 130 (SIGTERM 143, 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -30,6 +29,7 @@ from csl_ai.cli.common import (
 )
 from csl_ai.errors import path_label
 from csl_ai.rules import RulesConfig, StarOption, deck_from_arg, parse_sides
+from csl_ai.seeds import fresh_seed
 
 if TYPE_CHECKING:
     from csl_ai.tournament.harness import RunOptions
@@ -173,10 +173,6 @@ def _refuse_with_resume(given: Mapping[str, object], resume: str, out: str | Non
             )
     if out is not None and Path(out) != Path(resume):
         raise CliInputError(f"--out: give --out or --resume, not two directories ({out!r}, {resume!r})")
-
-
-def _new_seed(seed: int | None) -> int:
-    return seed if seed is not None else random.SystemRandom().randrange(2**31)
 
 
 def _run_options(
@@ -324,7 +320,7 @@ def register(app: typer.Typer) -> None:
                 agents=split_agent_specs(agents),
                 rules=_rules(players, sides, star_option, deck),
                 games=games if games is not None else DEFAULT_TOURNAMENT_GAMES,
-                seed=_new_seed(seed),
+                seed=seed if seed is not None else fresh_seed(31),
             )
             _check_new_run(config, out, "--agents")
             _check_cluster(options)
@@ -382,7 +378,7 @@ def register(app: typer.Typer) -> None:
                 agents=(agent.strip(),),
                 rules=_rules(players, sides, star_option, deck),
                 games=games if games is not None else DEFAULT_SELFPLAY_GAMES,
-                seed=_new_seed(seed),
+                seed=seed if seed is not None else fresh_seed(31),
                 mode="selfplay",
                 training_rows=training_rows,
             )

@@ -19,9 +19,9 @@ from the file (rewritten atomically) and counted once. Training rows of jobs wit
 games line are dropped, since those jobs are played again.
 
 Files written whole (``tournament.json``, ``summary.json``, ``winshare.png``, a
-rewritten ``games.jsonl`` or ``training.jsonl``) go through ``csl_ai.errors.replacing``:
+rewritten ``games.jsonl`` or ``training.jsonl``) go through ``csl_ai.files.replacing``:
 a temporary file in the folder, fsync, rename. Appended files go through
-``csl_ai.errors.appending``. Nothing in the folder that is not a regular file (a FIFO,
+``csl_ai.files.appending``. Nothing in the folder that is not a regular file (a FIFO,
 a symbolic link, a device) is ever read, written through or replaced: the run refuses it
 before it starts.
 
@@ -71,15 +71,8 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from csl_ai.errors import (
-    OutputWriteError,
-    appending,
-    check_output_path,
-    path_label,
-    replacing,
-    short_repr,
-    write_file_atomic,
-)
+from csl_ai.errors import OutputWriteError, path_label, short_repr
+from csl_ai.files import appending, check_output_path, replacing, write_file_atomic
 from csl_ai.tournament.runner import (
     AgentFactory,
     FinishedGame,

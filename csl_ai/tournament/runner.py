@@ -28,7 +28,6 @@ alone, in any batch, on any worker, with the same result.
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import json
 import math
@@ -42,6 +41,7 @@ from csl_ai.errors import CslError, short_repr
 from csl_ai.game import Game
 from csl_ai.records import game_to_record
 from csl_ai.rules import RulesConfig
+from csl_ai.seeds import derive_seed
 from csl_ai.tournament.selfplay import DecisionRecorder, training_rows
 
 FORMAT: Final = 1
@@ -61,12 +61,6 @@ class TournamentRunError(RuntimeError):
 
     Games finished before the failure are kept; ``--resume`` continues from them.
     """
-
-
-def derive_seed(seed: int, *parts: int | str) -> int:
-    """A 63-bit seed for one purpose (named by parts), independent of every other."""
-    digest = hashlib.blake2b(repr((seed, *parts)).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") & (2**63 - 1)
 
 
 def agent_labels(specs: Sequence[str]) -> tuple[str, ...]:

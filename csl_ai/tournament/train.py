@@ -23,9 +23,10 @@ import numpy as np
 from csl_ai.agents import Agent, IsmctsAgent, make_agent
 from csl_ai.policy import CardPolicy, Example, cross_entropy, fit, rules_policy
 from csl_ai.rules import RulesConfig
+from csl_ai.seeds import derive_seed
 from csl_ai.tournament.harness import TRAINING_FILE, RunOptions, connect_ray, start, where_to_play
 from csl_ai.tournament.rows import TrainingRows, load_training_rows
-from csl_ai.tournament.runner import TournamentConfig, TournamentError, derive_seed
+from csl_ai.tournament.runner import TournamentConfig, TournamentError
 
 MAX_GENERATIONS: Final = 50
 

@@ -50,12 +50,12 @@ from csl_ai.rules import (
     parse_sides,
 )
 from csl_ai.search import SearchResult, search
+from csl_ai.seeds import MAX_SEED
 from csl_ai.session import HUMAN, Table
 from csl_ai.web.errors import ApiError, api_error_for, bad_request, busy, conflict, not_found
 from csl_ai.web.state import board_json, move_kind, move_text, result_json, rules_json, trick_json
 
 GAME_ID_RE: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
-MAX_SEED: Final = 2**63 - 1
 MAX_RESUMED_ITERATIONS: Final = 200_000
 """Largest search budget of a resumed record's AI seat (a level's is at most 50,000)."""
 MAX_RESUMED_MS: Final = 60_000.0
@@ -577,23 +577,29 @@ class GameStore:
             game.changed()
             await self.save(game)
             return made
-        agent = table.agents[seat]
-        obs = table.game.observation(seat)
+        turn = table.ai_turn()
+        assert turn is not None
         forced = table.forced_move() is not None
         version = game.version
         game.thinking = True
         try:
             async with self._search_slots:
                 if game.version == version and game.playing:
-                    move = await run_in_threadpool(agent.act, obs)
+                    step = await run_in_threadpool(turn.think)
         finally:
             game.thinking = False
         if game.version != version or not game.playing:
             raise conflict("the game changed while the AI was thinking; its move is dropped")
-        result = getattr(agent, "last_result", None)
-        table.game.apply(move, seat)
+        table.apply_ai(step)
         made = self._made(
-            game, table.game.rounds[rounds - 1].tricks, seat, "ai", move, forced, _estimate(result, move), rounds
+            game,
+            table.game.rounds[rounds - 1].tricks,
+            seat,
+            "ai",
+            step.move,
+            forced,
+            _estimate(step.result, step.move),
+            rounds,
         )
         game.changed()
         if not game.playing:
