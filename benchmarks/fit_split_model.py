@@ -1,9 +1,9 @@
 """Fit the allocation model behind SearchConfig.split_weights, and test it on held-out bots.
 
 A sensible player splits its hand on purpose: strong cards where the round's sky cards are
-worth most, voids beside a trump. The search's allocation inference (csrc/search.pxi
-world_log_weight) weights each sampled world by how likely each other seat's split is under
-a conditional logit over the features of split_features:
+worth most, voids beside a trump. The split mixture's allocation-model part (csrc/splits.pxi)
+draws each other seat's split by a conditional logit over the features of split_features
+(csrc/playout.pxi):
 
     P(split | hand, line) = exp(w . f(split)) / sum over the hand's splits of exp(w . f)
 
@@ -37,7 +37,7 @@ from csl_ai.moves import Allocate, Move  # noqa: E402
 from csl_ai.policy import Example, chosen_examples, cross_entropy  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, _engine  # noqa: E402
+from csl_ai.search import SearchConfig, _core_engine  # noqa: E402
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Recorder:
     def act(self, obs: Observation) -> Move:
         move = self.inner.act(obs)
         if obs.phase is Phase.ALLOCATE and isinstance(move, Allocate):
-            engine = _engine(obs, SearchConfig(allocation_order="playout"), beliefs=())
+            engine = _core_engine(obs, SearchConfig())
             state = obs.public_view().core
             cands = [tuple(p) for p in engine.candidates]
             feats = np.array([engine.split_features(state, obs.seat, p) for p in cands])

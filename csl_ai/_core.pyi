@@ -234,8 +234,6 @@ class SearchEngine:
         algorithm: int,
         utility: int,
         rules_playout: int,
-        opponents_rules: int,
-        model_allocations: int,
         c_uct: float,
         margin_weight: float,
         margin_scale: float,
@@ -243,7 +241,6 @@ class SearchEngine:
         pw_base: float,
         pw_coef: float,
         pw_alpha: float,
-        halving: int,
         halving_min_worlds: int,
         pimc_candidates: int,
         epsilon: float,
@@ -264,8 +261,6 @@ class SearchEngine:
         """Model each seat as a uniformly random player with this chance (0 for the searcher)."""
     def set_exact(self, exactness: list[float], epsilon: float) -> None:
         """Model each seat as playing exactly by the rules with this chance (after set_randomness)."""
-    def set_own_epsilon(self, epsilon: float) -> None:
-        """The searcher's own chance of a uniformly random playout move."""
     def set_value(
         self, weights: Sequence[Sequence[float]], points_weights: Sequence[Sequence[float]], horizon: int
     ) -> None:
@@ -274,28 +269,17 @@ class SearchEngine:
         self, played_from: Sequence[Sequence[int]], voids: Sequence[Sequence[int]], plays: Sequence[tuple[int, int]]
     ) -> None:
         """This round's public card play (per-pile cards played, voids, (seat, card) in order)."""
-    def set_allocation_inference(
-        self, weights: Sequence[float], declared_weights: Sequence[float], moves: int
-    ) -> None:
-        """Draw the others' splits by the allocation model in build_pool."""
-    def set_play_inference(
-        self, tremble: float, oversample: int, by_class: bool = False, weights: Sequence[float] | None = None
-    ) -> None:
-        """Resample the pool by how likely the others' card plays of the round are (weights:
-        the fitted softmax play model instead of the rules' card)."""
     def set_worlds(self, worlds: Sequence[CoreState]) -> None:
         """Search these worlds of this position instead of sampled ones (a diagnostic)."""
-    def set_mixture_condition(self, oversample: int = 1, reuse: int = 1) -> None:
+    def set_mixture_condition(self, reuse: int = 1) -> None:
         """After the round's first card, the pool's splits by each seat's split mixture given the play."""
     def mixture_condition(self, world: CoreState, seat: int, seed: int) -> tuple[CoreState, float]:
         """world with seat's split redrawn by the mixture given the play, and the hand's weight (for tests)."""
     def build_pool(self, pool: int, seed: int) -> bool:
         """Draw the pool of inferred worlds; whether it is on."""
     @property
-    def pool_ess(self) -> float:
-        """Effective sample size of the last pool's play-inference weights."""
-    def play_log_likelihood(self, world: CoreState) -> float:
-        """Log-likelihood of the others' card plays of the round in world (for tests)."""
+    def pool_size(self) -> int:
+        """Worlds in the pool the search draws from (0: it samples each world)."""
     def set_order(self, order: list[int]) -> None:
         """Put the allocation candidates in this order (a permutation of their indices)."""
     def modelled_world(self, world: CoreState, seed: int) -> CoreState:

@@ -3,7 +3,7 @@
 `search(obs, limit, config)` answers "what should this seat do now?" for any of the
 three decisions (allocation, good-weather bet, card play); `sample_worlds` draws the
 determinizations the search uses. The work happens in C (csrc/sampler.pxi,
-csrc/search.pxi) without the GIL; this module turns observations into the C inputs and
+csrc/search_types.pxi and the files it lists) without the GIL; this module turns observations into the C inputs and
 root statistics into a `SearchResult`.
 
 Variant (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree Search").
@@ -22,11 +22,8 @@ sampled world beyond their own cards. The others' own hidden choices (allocation
 come from the no-peek playout rules, because a tree over them would be keyed by a hand that
 differs in every world and so never share a statistic; the declared mask is a public
 "reveal" node once all have declared. The tree covers the current round; later rounds are
-played out. (Option opponents="rules": the others' card plays in the tree come from the
-no-peek rules too, which is single-observer ISMCTS for the searching seat; in 4-player
-games against rule-based bots it measured no better, so the default is the tree. A seat
-whose posterior says it plays exactly by the rules is played by them with that chance:
-SearchConfig.exact_prior.)
+played out. (A seat whose posterior says it plays exactly by the rules is played by them
+with that chance: SearchConfig.exact_prior.)
 Allocations (up to 1680) are ordered by two scores taken in turn, the heuristic agent's
 worth of each split (csl_ai.heuristic) and the playout rules' quick score, and under an
 iteration budget decided by sequential halving over common worlds: the first m in that
@@ -46,7 +43,7 @@ it wants it and can, else sheds its weakest card; when it does not want the tric
 plays its strongest card that still loses. An allocation: the strongest cards to the
 group whose sky cards are worth most to it. A bet: good weather when the hand's danger (a
 rough count of the tricks it could win) is below a threshold. A small share of moves
-(playout_epsilon; own_epsilon_share of it for the searcher) is uniformly random. The
+(playout_epsilon) is uniformly random. The
 other seats are modelled as a mixture: with some chance a seat plays like a uniformly
 random player (random moves, a coin-toss bet), else by these rules; that chance is the
 seat's posterior given its bets and plays so far (csl_ai.beliefs, from the prior
@@ -76,7 +73,7 @@ import numpy as np
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, exactness_by_seat, opponent_beliefs, randomness_by_seat
 from csl_ai.calibration import WinCalibration
-from csl_ai.policy import CARD_FEATURES, CardPolicy
+from csl_ai.policy import CardPolicy
 from csl_ai.value import VALUE_FEATURES
 from csl_ai.errors import CslError, InvalidPositionError
 from csl_ai.game import Observation, RoundLog
@@ -87,13 +84,8 @@ from csl_ai.rules import Kind, Side
 Algorithm = Literal["ismcts", "pimc"]
 Utility = Literal["win", "points"]
 PlayoutPolicy = Literal["rules", "random"]
-OpponentModel = Literal["tree", "rules"]
-AllocationModel = Literal["rules", "uniform"]
-AllocationRoot = Literal["halving", "ucb"]
-AllocationOrder = Literal["heuristic", "playout", "mixed"]
 OpponentBeliefs = Literal["posterior", "fixed"]
 CardPolicyKind = Literal["rules", "learned"]
-PlayModel = Literal["card", "class", "fitted"]
 
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -170,16 +162,6 @@ class SearchConfig:
     playout: PlayoutPolicy = "rules"
     """"rules": the no-peek rule policy (also the others' hidden choices in the tree);
     "random": uniformly random moves and a coin-flip weather bet."""
-    opponents: OpponentModel = "tree"
-    """How the other seats play their cards inside the tree: "tree" (by UCB in the public
-    tree, multiple-observer ISMCTS) or "rules" (by the no-peek playout rules; single-observer
-    ISMCTS for the searching seat)."""
-    allocation_model: AllocationModel = "uniform"
-    """The others' splits before the round's first card: "uniform" (as sampled: every split
-    of the hand equally likely) or "rules" (each seat's sampled hand split by the playout
-    rules, as the seats still to allocate are split in the tree; applies with
-    playout="rules"). "rules" measured no better against heuristic bots (45.0% against
-    46.5% over the same 400 games at 3,000 iterations), so the sampled worlds stand."""
     exploration: float = 0.7
     """UCB exploration constant, in utility units (win share scale). At 10,000 iterations
     against three heuristic bots (800 games, base 777; tune_search.py) 0.4, 0.7 and 1.0 won
@@ -200,30 +182,6 @@ class SearchConfig:
     in the prior order, and a wide search needs the budget (at 3,000 iterations 2.5 won
     39.3%, 1 won 46.5%)."""
     widening_alpha: float = 0.5
-    allocation_order: AllocationOrder = "mixed"
-    """The prior order of the allocations: "heuristic" (the heuristic agent's worth of each
-    split, its better plan of normal play and good weather; csl_ai.heuristic), "playout"
-    (the playout rules' quick score: danger placed where the sky cards are worth most, plus
-    void_bonus) or "mixed" (the two orders taken in turn, each split at its first place).
-    Only the first allocations in this order are searched, and the two scores are right
-    about different splits: the heuristic's worths assume sensible opponents. At 10,000
-    iterations with opponent_randomness 0.5 (tune_search.py), "mixed" against "heuristic"
-    won 50.7% against 46.7% versus three heuristic bots (800 games, base 777), and 92.2%
-    against 91.5% (400 games, base 20000) and 91.0% against 90.0% (800 games, base 30000)
-    versus three random bots: each gap near the noise (the same "mixed" search read 47.8%
-    on those 800 games with another playout stream), all three the same way. Before the
-    opponent mixture, "heuristic" against "playout"
-    won 47.3% against 45.7% versus heuristic bots and 87.0% against 88.7% versus random
-    ones."""
-    allocation_root: AllocationRoot = "halving"
-    """How an allocation root spends an iteration budget: "halving" (sequential halving
-    over common worlds: the first m allocations in prior order, halved round by round,
-    every survivor tried on the same sampled worlds with the same playout stream, so each
-    comparison is paired and the answer's statistics rest on many visits) or "ucb" (UCB1
-    with progressive widening). Under a time limit alone the budget is not known in
-    advance and "ucb" is used. Their strength is the same within noise (whole games 45.7%
-    over 800 against 47.0% over the first 400; allocation only 33.9% against 33.1% over
-    1,200); halving ends with about 1,500 visits on its choice where UCB's best has 50-80."""
     halving_min_worlds: int = 8
     """Worlds each allocation gets in the first halving round; m is the largest count
     (at most all allocations) with m * ceil(log2 m) * halving_min_worlds <= iterations.
@@ -237,21 +195,12 @@ class SearchConfig:
     playouts from being one fixed line). Against three heuristic bots at 3,000 iterations
     (400 games, same deals; benchmarks/tune_search.py) 0.2 won 46.5% where 0.1 won 41.9% and
     0.03 40.5%."""
-    own_epsilon_share: float = 1.0
-    """The searcher's own chance of a uniformly random playout move, as a share of
-    playout_epsilon (1: the same as everybody's). Its later moves are searched, so it might
-    stray less than the rules model of the others. Against three heuristic bots, 4
-    players, 10,000 iterations (tune_search.py, 800 games a row, each pair on the same
-    deals and stream), 0.5 against 1 won 51.2/49.3 and 47.8/48.9 (base 777, streams 0 and
-    1), 49.4/45.0 and 45.1/49.0 (base 9000, streams 0 and 1), and 49.9/48.7 against
-    zoo:trumps: a mean difference of +0.5 points with a spread of 3, nothing; heads-up
-    81.8/82.3, against random bots 90.5/90.5. So it stays 1 (docs/tuning.md)."""
     opponent_randomness: float = 0.5
     """How the other seats are modelled where the rules play for them (the playouts, and
     their hidden allocations and bets in the tree): as a uniformly random player with this
     chance, else by the rules. Each of their moves is then random with chance
-    r + (1 - r) * playout_epsilon and each of their bets a coin toss with chance r; the
-    searcher's own playout moves have own_epsilon_share of it. The search does not know whom it
+    r + (1 - r) * playout_epsilon and each of their bets a coin toss with chance r. The
+    search does not know whom it
     plays, and a model of sensible opponents alone misreads random ones: it settled for
     low-scoring plans that a random player's lucky run beat. At 10,000 iterations
     (tune_search.py) against three random bots 0, 0.5 and 1 won 87.0%, 91.5% and 90.5%
@@ -286,27 +235,6 @@ class SearchConfig:
     """The exact model's chance of any legal card or bet instead of the rules' own."""
     exact_epsilon: float = 0.01
     """A seat's chance of a random playout move where it is believed to play exactly."""
-    bet_inference: bool = False
-    """Weight the sampled worlds by the others' public weather bets (rejection sampling on
-    top of the exact-uniform sampler, each seat under its belief): a seat that bet on good
-    weather holds a weak hand, one that did not rarely holds a very weak one. Off: every
-    consistent world equally likely. Off by default: against three zoo:bettor bots (held
-    out; they bet in 18% of 4-player rounds, on hands far stronger than the heuristic
-    agent's bets that the model was fitted to) it won 49.6% against 51.6% without it over
-    the same 800 games, and took 13% longer (docs/tuning.md)."""
-    allocation_inference: tuple[int, ...] = (2,)
-    """The player counts at which each other seat's split of its sampled hand is drawn by
-    the allocation model (split_weights), each seat under its belief: a sensible seat puts
-    its voids beside a trump and its strength where the sky cards are worth most to it. Per
-    world, split_moves Metropolis swaps of two unplayed cards between two of the seat's
-    piles, respecting every void it has shown, starting from the sampler's uniform split;
-    inference_pool such worlds are drawn once per search and the iterations draw among
-    them. Elsewhere every consistent world is equally likely. Heads-up, where the other
-    hand is known and only its split is hidden, it won 82.3% against 80.9% (1,200 games)
-    versus the heuristic, and 95.4% against 93.3% and 82.4% against 80.2% versus the
-    held-out zoo:leopards and zoo:stars (600 games each); at 3, 4 and 5 players it
-    measured 59.4% against 60.8%, 49.0% against 49.3% and 41.7% against 40.7%
-    (docs/tuning.md), so it is on heads-up only, where split_table now replaces the swaps."""
     split_weights: tuple[tuple[float, ...], ...] = (
         (0.0211, -0.0197, 0.6196, -2.2782),
         (0.0637, -0.0705, 1.8406, -1.4022),
@@ -314,50 +242,31 @@ class SearchConfig:
         (0.0823, -0.0891, 2.6317, -1.9738),
     )
     """Per player count 2..5: the allocation model's weights, one per split feature
-    (csrc/search.pxi split_features: value-weighted danger, value-weighted top card,
+    (csrc/playout.pxi split_features: value-weighted danger, value-weighted top card,
     colours missing beside a trump, piles holding a trump). A conditional logit fitted
     to the splits of the heuristic agent and zoo:cautious
     (`python benchmarks/fit_split_model.py --games 30` prints them);
     it explains the held-out zoo bots' splits as well (1.0-1.9 nats an allocation over a
     uniform split). A seat that bet on good weather is left uniform: its split serves
     another plan, and the fit found nothing there."""
-    split_moves: int = 24
-    """Swap proposals per other seat and world in allocation inference."""
-    split_table: bool = True
-    """Heads-up, where allocation inference is on and the other hand is known: draw the
-    other seat's split exactly from all the splits of its hand, weighted by split_mixture
-    (a mixture led by the heuristic agent's own worth of each split), both in the worlds
-    once it has split (only splits consistent with its play so far) and in the tree while
-    it is still to split (instead of the playout rules' split). False: the Metropolis swaps
-    toward split_weights, and the rules' split in the tree. Against the heuristic agent
-    (1,200 games, base 5000) 87.5% against 83.4%, paired +4.1 (+1.8..+6.5); against the
-    held-out zoo:stars, zoo:bettor, zoo:trumps and zoo:leopards (600 games each) +5.1
-    (+1.3..+8.5), +2.8, +1.7 and +0.8 (docs/tuning.md, nineteenth session)."""
     split_mixture: tuple[float, float, float] = (0.2, 0.4, 0.4)
-    """With split_table, how a sensible seat splits its hand, as shares of a mixture: any
+    """Heads-up, the prior shares of the mixture by which the other seat's split is drawn
+    from the table of all splits of its (known) hand, in the worlds once it has split and
+    in the tree while it is still to split; the shares then follow how well each part
+    explains its splits of the finished rounds (the split posterior). The parts: any
     split alike; the heuristic agent's worth of the split (softmax with split_worth_beta;
     its good-weather plan's worth for a seat that bet); the allocation model (split_weights;
     alike for a seat that bet). A seat's random chance r adds r of "alike" on top."""
     split_worth_beta: float = 16.0
-    """With split_table, the heuristic worth's softmax inverse temperature, per point."""
-    split_posterior: bool = True
-    """With split_table, weigh split_mixture's three shares for the other seat by how well
-    each explains its splits of the finished rounds (all public then), as a posterior over
-    which of the three it splits like, kept a fifth of the way to the prior shares: a
-    heuristic seat's worth share reads 0.88 after three rounds, a zoo:leopards seat's
-    allocation-model share 0.77-0.87. Heads-up against the heuristic (1,200 games, base
-    5000) 89.7% against 87.5% with the fixed shares, paired +2.2 (+0.4..+4.0); against
-    the held-out zoo:stars, zoo:bettor, zoo:trumps and zoo:leopards (600 games each)
-    86.6%, 89.7%, 86.7% and 94.8% against 85.3%, 86.0%, 85.8% and 94.2%
-    (docs/tuning.md, nineteenth session). False: split_mixture as it stands."""
+    """Heads-up, the heuristic worth's softmax inverse temperature, per point."""
     tree_split_mixture: tuple[int, ...] = (4,)
     """Player counts at which each other seat still to split draws its split in the tree
-    from a split mixture (others_split_mixture, its shares by split_posterior) instead of
+    from a split mixture (others_split_mixture, its shares by the split posterior) instead of
     the playout rules' split; 3 and 5 players take it too. Its hand is sampled, so the
     split is drawn in C over every split of that hand, exactly (mixture_allocate: any split
     alike, the heuristic's worth of its normal plan, the allocation model at that player
     count, the rules' split); with split_mixture_pool the worlds of the bet and the round's
-    first card get splits so drawn too. Heads-up split_table does this from the known hand.
+    first card get splits so drawn too. Heads-up split_mixture does this from the known hand.
     4 players, 10,000 iterations, paired against it off: heuristic (tuning) +11.6
     (+5.9..+17.1, 400 games); held out zoo:trumps +5.3, zoo:bettor +7.3, ismcts:iters=1000
     +1.3, rules bots +0.1, random +0.1; zoo:stars -0.3 and zoo:leopards +2.5 (their first
@@ -385,7 +294,7 @@ class SearchConfig:
     play_split_mixture: tuple[int, ...] = (4,)
     """Player counts (3 to 5) at which, after the round's first card, each other seat's split
     of its sampled hand in the worlds is drawn by its split mixture given the round's play
-    (csrc/search.pxi mixture_fit: only the splits that hold the cards it played from each
+    (csrc/splits.pxi mixture_fit: only the splits that hold the cards it played from each
     pile and none of a colour it has shown a pile lacks, exactly by weight; the parts
     reweighed by how likely each made such a split), in a pool of play_mixture_pool
     worlds; else those worlds keep the sampler's uniform splits. 4 players, 10,000
@@ -395,52 +304,13 @@ class SearchConfig:
     twice the iterations gained +0.2 (docs/tuning.md, twenty-first session)."""
     play_mixture_pool: int = 1024
     """With play_split_mixture, the worlds drawn per card-play search."""
-    play_mixture_oversample: int = 1
-    """With play_split_mixture, worlds drawn per pool world and resampled by how likely
-    each seat's sampled hand makes its play under the mixture (1: the hands as sampled;
-    4 with a pool of 256 read +0.4 against the heuristic where 1 with 1024 read +1.6)."""
     play_mixture_reuse: int = 4
-    """With play_split_mixture and no oversampling, pool worlds made from each sampled deal,
+    """With play_split_mixture, pool worlds made from each sampled deal,
     each with its own splits of the same hands (the mixture's tables are made once a hand,
     so 4 costs about a quarter of 1: 25.5 against 40.5 ms a searched decision)."""
     inference_pool: int = 2048
-    """Worlds drawn per search for allocation and play inference."""
-    play_inference: tuple[int, ...] = ()
-    """Player counts at which the sampled worlds are resampled by how likely the others'
-    card plays of the round are in each (csrc/search.pxi play_log_likelihood), under
-    play_model: a seat that did not take a trick it wanted is unlikely to have held the
-    winner. Each seat is weighted by its belief. Empty: off. Off by default: no model
-    gained measurably (docs/tuning.md, ninth and tenth sessions: at 4 players the
-    fitted model read 47.7% against 49.3% off, the rules' card 45.7%; heads-up 81.9%
-    against 82.3%), as the plays say little about the cards still hidden (with the fitted
-    model, the drawn worlds put a 4-player hidden card in its true pile 29.5% of the time,
-    28.2% without: benchmarks/inference_truth.py)."""
-    play_model: PlayModel = "fitted"
-    """In play inference, what a sensible seat's card says: "fitted" (a softmax over the
-    legal cards' features, play_weights, fitted to sensible bots' own plays by
-    benchmarks/fit_play_model.py), "card" (it is the rules' card) or "class" (it takes the
-    trick so far exactly when the rules' card would, any card of that class alike; a lead
-    says nothing). Each is mixed with a uniform choice by play_tremble. The rules' card
-    explains the heuristic agent's 4-player plays barely better than chance (-0.839 nats
-    a play against -0.842), the fitted model at -0.684, and held-out bots' alike."""
-    play_weights: tuple[tuple[float, ...], ...] = (
-        (0.6465, -0.5824, -0.3092, 0.0, -0.5824, 0.3155, 0.175, 1.1232, 1.0884, -3.717, 0.6385,
-         -0.0215, 0.2565, 0.196, -2.3013, -2.8705),
-        (0.8856, -0.7246, -0.1904, -0.1081, -0.1328, 0.4402, 0.3854, 0.8461, 0.5979, -3.197, 0.5054,
-         0.3148, 0.4361, -0.7076, -0.9167, -2.632),
-        (0.7795, -0.7, 0.4289, 0.0, -0.337, 0.6323, -0.0647, 1.2243, 0.3366, -2.5689, 0.8219,
-         0.1959, 1.0673, -1.004, 0.0832, -2.5166),
-        (1.2493, -1.282, 0.6095, -0.6336, -0.3867, 0.4706, -0.1142, 1.3814, 0.5768, -3.5499, 0.6414,
-         0.2659, 1.0466, -0.9724, 0.7589, -1.7723),
-    )
-    """Per player count 2..5: the fitted play model's weights (csl_ai.policy.CARD_FEATURES
-    order), from `python benchmarks/fit_play_model.py` (heuristic and zoo:cautious)."""
-    play_tremble: float = 0.1
-    """In play inference, a sensible seat's chance of any legal card instead of the
-    model's (0.1 explains held-out bots best with the fitted model; the rules' card
-    needs about 0.5)."""
-    inference_oversample: int = 4
-    """Worlds drawn per pool world before play inference resamples them."""
+    """Heads-up, the worlds drawn per search, the other seat's split in each from its
+    table (split_mixture)."""
     card_policy: CardPolicyKind = "rules"
     """How the playouts (and the others' rule moves in the tree) play a card: "rules" (the
     fixed rules above) or "learned" (a softmax over the legal cards learned from the
@@ -521,14 +391,6 @@ class SearchConfig:
     """The same per player count and rounds left: the intercept and weights of the learned
     value's line to a seat's final points (what the search reports as expected points
     when the value stands for the later rounds), from the same fit."""
-    bet_danger_centre: tuple[float, ...] = (1.0, 1.9, 2.2, 3.2)
-    """Per player count 2..5: the hand danger (the rules' measure, weather_blue and
-    weather_power) at which a sensible seat bets half the time, in bet inference. From a
-    logistic fit to the heuristic agent's bets in self-play at 3-5 players (1.86, 2.19,
-    3.21); it never bet heads-up, where 1.0 stands for a clearly weak hand."""
-    bet_danger_scale: float = 0.4
-    """How sharply a sensible seat's chance of betting falls with its hand danger (the
-    logistic's scale; the fit gave 0.23-0.39, widened for players who are not that agent)."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0
@@ -578,14 +440,8 @@ class SearchConfig:
             "algorithm": ("ismcts", "pimc"),
             "utility": ("win", "points"),
             "playout": ("rules", "random"),
-            "opponents": ("tree", "rules"),
-            "allocation_model": ("rules", "uniform"),
-            "allocation_root": ("halving", "ucb"),
-            "allocation_order": ("heuristic", "playout", "mixed"),
             "opponent_beliefs": ("posterior", "fixed"),
-            "bet_inference": (True, False),
             "card_policy": ("rules", "learned"),
-            "play_model": ("card", "class", "fitted"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -597,8 +453,7 @@ class SearchConfig:
             "widening_coef", "widening_alpha", "playout_epsilon", "weather_threshold",
             "weather_blue", "weather_power", "candy_value", "star_three_value_a",
             "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
-            "belief_tremble", "belief_bet_tremble", "bet_danger_scale", "play_tremble",
-            "own_epsilon_share", "exact_prior", "exact_tremble", "exact_epsilon",
+            "belief_tremble", "belief_bet_tremble", "exact_prior", "exact_tremble", "exact_epsilon",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -607,7 +462,6 @@ class SearchConfig:
             if getattr(self, name) <= 0:
                 raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
         _check_weight_rows("split_weights", self.split_weights, 4)
-        _check_weight_rows("play_weights", self.play_weights, len(CARD_FEATURES))
         horizon = self.value_horizon
         if (
             not isinstance(horizon, (tuple, list)) or len(horizon) != 4
@@ -627,7 +481,7 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
             )
-        for name in ("allocation_inference", "play_inference", "tree_split_mixture", "play_split_mixture"):
+        for name in ("tree_split_mixture", "play_split_mixture"):
             counts = getattr(self, name)
             if (
                 not isinstance(counts, (tuple, list))
@@ -638,7 +492,6 @@ class SearchConfig:
                 )
             object.__setattr__(self, name, tuple(sorted(set(counts))))
         object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
-        object.__setattr__(self, "play_weights", tuple(tuple(float(v) for v in row) for row in self.play_weights))
         for name, parts in (("split_mixture", 3), ("others_split_mixture", 4)):
             mixture = getattr(self, name)
             if (
@@ -653,53 +506,26 @@ class SearchConfig:
             if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0 <= beta <= 1e3):
                 raise SearchSettingsError(f"{name} must be in [0, 1000], got {beta!r}")
         for name, low, high in (
-            ("split_moves", 0, 100_000), ("inference_oversample", 1, 64), ("split_mixture_pool", 0, 65536),
-            ("play_mixture_pool", 1, 65536), ("play_mixture_oversample", 1, 64), ("play_mixture_reuse", 1, 64),
+            ("split_mixture_pool", 0, 65536), ("play_mixture_pool", 1, 65536), ("play_mixture_reuse", 1, 64),
             ("inference_pool", 1, 65536),
         ):
             value = getattr(self, name)
             if not _is_int(value) or not low <= value <= high:
                 raise SearchSettingsError(f"{name} must be an integer {low}..{high}, got {value!r}")
-        if not 0 < self.play_tremble <= 1:
-            raise SearchSettingsError(f"play_tremble must be in (0, 1], got {self.play_tremble!r}")
-        if self.play_mixture_pool * self.play_mixture_oversample > 1 << 18:
-            raise SearchSettingsError("play_mixture_pool times play_mixture_oversample must be at most 262144")
-        if self.inference_pool * self.inference_oversample > 1 << 18 and self.play_inference:
-            raise SearchSettingsError(
-                "inference_pool times inference_oversample must be at most 262144 with play inference"
-            )
         for name in (
             "playout_epsilon", "opponent_randomness", "belief_tremble", "belief_bet_tremble",
             "exact_prior", "exact_tremble", "exact_epsilon",
         ):
             if not 0 <= getattr(self, name) <= 1:
                 raise SearchSettingsError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
-        if not 0 <= self.own_epsilon_share * self.playout_epsilon <= 1 or self.own_epsilon_share < 0:
-            raise SearchSettingsError(
-                "own_epsilon_share must be non-negative and keep the searcher's playout_epsilon "
-                f"within [0, 1], got {self.own_epsilon_share!r}"
-            )
         for name in ("exploration", "widening_base", "widening_coef", "widening_alpha", "margin_weight"):
             if getattr(self, name) < 0:
                 raise SearchSettingsError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if (
-            not isinstance(self.bet_danger_centre, tuple)
-            or len(self.bet_danger_centre) != 4
-            or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for v in self.bet_danger_centre
-            )
-        ):
-            raise SearchSettingsError(
-                f"bet_danger_centre must be 4 finite numbers (2..5 players), got {self.bet_danger_centre!r}"
-            )
         if self.card_weights is not None:
             try:
                 object.__setattr__(self, "card_weights", CardPolicy(tuple(self.card_weights)).weights)
             except (CslError, TypeError) as e:
                 raise SearchSettingsError(f"card_weights: {e}") from None
-        if self.bet_danger_scale <= 0:
-            raise SearchSettingsError(f"bet_danger_scale must be positive, got {self.bet_danger_scale!r}")
         if not _is_int(self.pimc_candidates) or self.pimc_candidates < 1:
             raise SearchSettingsError(f"pimc_candidates must be a positive integer, got {self.pimc_candidates!r}")
         if not _is_int(self.halving_min_worlds) or self.halving_min_worlds < 1:
@@ -929,11 +755,9 @@ def seat_beliefs(obs: Observation, config: SearchConfig = SearchConfig()) -> tup
     return tuple(SeatBelief(s, (r, 1.0 - r, 0.0), 0) for s in range(obs.players) if s != obs.seat)
 
 
-def _engine(
-    obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief] | None = None
-) -> _core.SearchEngine:
-    """The C engine for obs: candidates in prior order, each other seat modelled by its
-    belief (computed here unless given)."""
+def _core_engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
+    """The bare C engine for obs: its candidates in the engine's own order (allocations by
+    the playout rules' quick score), the tree and playout constants set, nothing else."""
     sampler = world_sampler(obs)
     try:
         engine = _core.SearchEngine(
@@ -942,8 +766,6 @@ def _engine(
             algorithm=0 if config.algorithm == "ismcts" else 1,
             utility=0 if config.utility == "win" else 1,
             rules_playout=1 if config.playout == "rules" else 0,
-            opponents_rules=1 if config.opponents == "rules" else 0,
-            model_allocations=1 if config.allocation_model == "rules" else 0,
             c_uct=config.exploration,
             margin_weight=config.margin_weight,
             margin_scale=config.margin_scale,
@@ -951,7 +773,6 @@ def _engine(
             pw_base=config.widening_base,
             pw_coef=config.widening_coef,
             pw_alpha=config.widening_alpha,
-            halving=1 if config.allocation_root == "halving" else 0,
             halving_min_worlds=config.halving_min_worlds,
             pimc_candidates=config.pimc_candidates,
             void_bonus=config.void_bonus,
@@ -959,8 +780,17 @@ def _engine(
         )
     except ValueError as e:
         raise InvalidPositionError(f"observation of seat {obs.seat}: {e}") from None
-    if engine.root_kind == 0 and config.allocation_order != "playout":
-        _order_by_heuristic(engine, obs, mixed=config.allocation_order == "mixed")
+    return engine
+
+
+def _engine(
+    obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief] | None = None
+) -> _core.SearchEngine:
+    """The C engine for obs: candidates in prior order, each other seat modelled by its
+    belief (computed here unless given)."""
+    engine = _core_engine(obs, config)
+    if engine.root_kind == 0:
+        _order_allocations(engine, obs)
     if config.playout == "rules" and config.card_policy == "learned":
         weights = config.card_weights if config.card_weights is not None else _shipped_weights()
         engine.set_card_policy(weights)
@@ -969,20 +799,12 @@ def _engine(
             config.value_weights[obs.players - 2], config.value_points_weights[obs.players - 2],
             config.value_horizon[obs.players - 2],
         )
-    if config.playout == "rules" and config.own_epsilon_share != 1:
-        engine.set_own_epsilon(config.playout_epsilon * config.own_epsilon_share)
     if config.playout == "rules":
         if beliefs is None:
             beliefs = seat_beliefs(obs, config)
         engine.set_randomness(randomness_by_seat(beliefs, obs.players))
         if config.exact_prior > 0:
             engine.set_exact(exactness_by_seat(beliefs, obs.players), config.exact_epsilon)
-        if config.bet_inference and config.belief_bet_tremble > 0:
-            engine.set_bet_inference(
-                config.belief_bet_tremble,
-                config.bet_danger_centre[obs.players - 2],
-                config.bet_danger_scale,
-            )
         if _mixture_applies(engine, obs, config):
             _set_split_mixture(engine, obs, config, beliefs)
     return engine
@@ -997,7 +819,7 @@ def _with_split_shares(
 ) -> tuple[SeatBelief, ...]:
     """beliefs with each seat's split-mixture shares where this search drew its split by
     the mixture (heads-up split_table, tree_split_mixture), for reports."""
-    heads_up = obs.players == 2 and config.split_table and 2 in config.allocation_inference
+    heads_up = obs.players == 2
     if config.playout != "rules" or obs.over or not (heads_up or _mixture_applies(engine, obs, config)):
         return beliefs
     out = []
@@ -1005,7 +827,7 @@ def _with_split_shares(
         if obs.current.declarations[b.seat] is True and not heads_up:
             out.append(b)
             continue
-        shares = _split_shares(engine, obs, b.seat, config) if config.split_posterior else _mixture_prior(obs, config)
+        shares = _split_shares(engine, obs, b.seat, config)
         out.append(dataclasses.replace(b, splits=tuple(zip(SPLIT_PARTS, shares))))
     return tuple(out)
 
@@ -1039,7 +861,7 @@ def _set_split_mixture(
         if seat == obs.seat or obs.current.declarations[seat] is True:
             continue
         _alike, by_worth, by_model, by_rules = (
-            _split_shares(engine, obs, seat, config) if config.split_posterior else config.others_split_mixture
+            _split_shares(engine, obs, seat, config)
         )
         r = randomness.get(seat, config.opponent_randomness)
         engine.set_split_model(
@@ -1073,34 +895,24 @@ def infer_worlds(
     engine: _core.SearchEngine, obs: Observation, config: SearchConfig, seed: int,
     beliefs: Sequence[SeatBelief] | None = None, iterations: int | None = None,
 ) -> bool:
-    """Draw the engine's pool of worlds by config's inferences (the others' splits by the
-    allocation model or the split mixture, the round's plays by the play model) where they apply at obs's
-    player count, each other seat under its belief (computed here unless given); whether a
-    pool was drawn (else the engine samples uniformly). A search of that many iterations
-    draws a mixture pool no larger than MIXTURE_ITERATIONS_PER_WORLD allows."""
-    splits = obs.players in config.allocation_inference
-    plays = obs.players in config.play_inference
+    """Draw the engine's pool of worlds with the others' splits by their split mixture
+    (heads-up: the other seat's split table; at 3-5 players where the mixture applies),
+    each other seat under its belief (computed here unless given); whether a pool was
+    drawn (else the engine samples uniformly). A search of that many iterations draws a
+    mixture pool no larger than MIXTURE_ITERATIONS_PER_WORLD allows."""
+    heads_up = obs.players == 2
     mixture = engine.root_kind != 0 and _mixture_applies(engine, obs, config)
-    if not (splits or plays or mixture) or config.playout != "rules":
+    if not (heads_up or mixture) or config.playout != "rules":
         return False
     engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    if splits:
-        engine.set_allocation_inference(
-            config.split_weights[obs.players - 2], (0.0,) * len(config.split_weights[0]), config.split_moves
-        )
-        if config.split_table and obs.players == 2:
-            if beliefs is None:
-                beliefs = seat_beliefs(obs, config)
-            _set_split_table(engine, obs, config, beliefs)
-    if plays:
-        engine.set_play_inference(
-            config.play_tremble, config.inference_oversample, config.play_model == "class",
-            config.play_weights[obs.players - 2] if config.play_model == "fitted" else None,
-        )
+    if heads_up:
+        if beliefs is None:
+            beliefs = seat_beliefs(obs, config)
+        _set_split_table(engine, obs, config, beliefs)
     given_play = mixture and bool(obs.current.tricks)
     if given_play:
-        engine.set_mixture_condition(config.play_mixture_oversample, config.play_mixture_reuse)
-    if splits or plays:
+        engine.set_mixture_condition(config.play_mixture_reuse)
+    if heads_up:
         pool = config.inference_pool
     else:
         pool = config.play_mixture_pool if given_play else config.split_mixture_pool
@@ -1112,7 +924,7 @@ def infer_worlds(
 def _set_split_table(
     engine: _core.SearchEngine, obs: Observation, config: SearchConfig, beliefs: Sequence[SeatBelief]
 ) -> None:
-    """Heads-up: give the engine the other seat's table of splits (SearchConfig.split_table),
+    """Heads-up: give the engine the other seat's table of splits (SearchConfig.split_mixture),
     each weighted by the mixture its belief and config.split_mixture make: the worlds'
     splits once it has split, the tree's while it is still to split."""
     core = obs.public_view().core
@@ -1124,7 +936,7 @@ def _set_split_table(
     declared = obs.current.declarations[other]
     n = len(splits)
     alike, by_worth, by_model = (
-        _split_shares(engine, obs, other, config) if config.split_posterior else config.split_mixture
+        _split_shares(engine, obs, other, config)
     )
     p_worth, p_model = _split_components(engine, core, other, config, splits, worth, weather, declared)
     r = next((b.randomness for b in beliefs if b.seat == other), config.opponent_randomness)
@@ -1263,16 +1075,15 @@ def _shipped_weights() -> tuple[float, ...]:
     return CardPolicy.shipped().weights
 
 
-def _order_by_heuristic(engine: _core.SearchEngine, obs: Observation, mixed: bool = False) -> None:
-    """Put the allocation candidates in the heuristic agent's order, best split first
-    (ties in the engine's own order); mixed: alternate that order with the engine's own
-    (the playout rules' quick score), each split at its first appearance."""
+def _order_allocations(engine: _core.SearchEngine, obs: Observation) -> None:
+    """Put the allocation candidates in the prior order: the heuristic agent's order (best
+    split first, ties in the engine's own order) taken in turn with the engine's own (the
+    playout rules' quick score), each split at its first appearance. The two scores are
+    right about different splits: the heuristic's worths assume sensible opponents."""
     values = HeuristicAgent().allocation_values(obs)
     worth = [values[tuple(piles)] for piles in engine.candidates if isinstance(piles, tuple)]
-    order = sorted(range(len(worth)), key=lambda i: (-worth[i], i))
-    if mixed:
-        order = list(dict.fromkeys(i for pair in zip(order, range(len(order))) for i in pair))
-    engine.set_order(order)
+    by_worth = sorted(range(len(worth)), key=lambda i: (-worth[i], i))
+    engine.set_order(list(dict.fromkeys(i for pair in zip(by_worth, range(len(worth))) for i in pair)))
 
 
 def _move(kind: int, candidate: Any) -> Move:

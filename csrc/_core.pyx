@@ -368,7 +368,12 @@ def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, f
 
 
 include "sampler.pxi"
-include "search.pxi"
+include "search_types.pxi"
+include "playout.pxi"
+include "splits.pxi"
+include "worlds.pxi"
+include "tree.pxi"
+include "engine.pxi"
 include "learned.pxi"
 include "value.pxi"
 

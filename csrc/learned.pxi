@@ -2,7 +2,7 @@
 # features each, read from the acting seat's own cards and public facts only (as the
 # rules are). Its weights are learned from search visit counts in self-play
 # (csl_ai/policy.py trains them; csl_ai/data/card_policy.json ships them). Included by
-# _core.pyx after search.pxi: it reads the Policy there, and the playouts call learned_pos.
+# _core.pyx after the search files: it reads the Policy of search_types.pxi, and the playouts call learned_pos.
 #
 # Features of a candidate card (strength position p, bit b), in order (CARD_FEATURES):
 #   rule      the card the rules would play (choose_pos)
@@ -104,27 +104,6 @@ cdef int learned_scores(const double* w, uint64_t legal, bint lead, uint64_t led
         pos[i] = p
         i += 1
     return n
-
-
-cdef double learned_chance(const double* w, uint64_t legal, bint lead, uint64_t led_s, int best_p,
-                          bint last, bint want, bint declared, double value, int kind,
-                          uint64_t unseen_s, int p) noexcept nogil:
-    """The learned softmax's chance of the card at strength position p (one of legal)."""
-    cdef int pos[MAX_LEGAL]
-    cdef double s[MAX_LEGAL]
-    cdef double top = -1e300, total = 0.0, mine = 0.0
-    cdef int n, i
-    n = learned_scores(w, legal, lead, led_s, best_p, last, want, declared, value, kind,
-                       unseen_s, pos, s)
-    for i in range(n):
-        if s[i] > top:
-            top = s[i]
-    for i in range(n):
-        s[i] = exp(s[i] - top)
-        total += s[i]
-        if pos[i] == p:
-            mine = s[i]
-    return mine / total
 
 
 cdef int learned_pos(const Policy* pp, uint64_t legal, bint lead, uint64_t led_s, int best_p,

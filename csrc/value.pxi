@@ -6,7 +6,7 @@
 # sensible players; SearchConfig.value_weights and value_points_weights hold them). Where
 # SearchConfig.value_horizon is set, a playout stops at the end of a round once at most that
 # many rounds remain and the value stands for them, which the playout rules would
-# otherwise deal and play out at random. Included by _core.pyx after search.pxi: outcome()
+# otherwise deal and play out at random. Included by _core.pyx after the search files: outcome()
 # there calls value_estimate.
 #
 # Features of a seat, in order (VALUE_FEATURES), points in tens:

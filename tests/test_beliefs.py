@@ -5,7 +5,6 @@ the others' weather bets."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from statistics import mean
 
@@ -16,19 +15,16 @@ from csl_ai.agents import make_agent, play_game
 from csl_ai.beliefs import MODELS, SeatBelief, opponent_beliefs
 from csl_ai.cli import app
 from csl_ai.game import Game, Observation
-from csl_ai.notation import card_colour, card_rank
 from csl_ai.moves import Move
 from csl_ai.position import observation_to_position, position_to_json
 from csl_ai.rules import RulesConfig
 from csl_ai.search import (
     SearchConfig,
     SearchLimit,
-    _engine,
     policy_settings,
     heuristic_move,
     search,
     seat_beliefs,
-    world_sampler,
 )
 
 RULES_ONLY = SearchConfig(playout_epsilon=0.0)
@@ -168,70 +164,3 @@ def test_search_reports_its_beliefs_and_best_move_shows_them(tmp_path: Path) -> 
 
 
 # --- inference from weather bets -----------------------------------------------------------
-
-
-def declared_position() -> tuple[Observation, int]:
-    """Seat 0's first card play in a 5-player round where another seat bet on good weather."""
-    rules = RulesConfig(players=5)
-    for seed in range(100):
-        agents = [make_agent("heuristic", seed * 5 + s) for s in range(5)]
-        game = Game(rules, seed=seed)
-        while not game.is_over:
-            seat = game.to_move
-            declared = [s for s in range(1, 5) if game.rounds[-1].declarations[s]]
-            if game.phase.value == "play" and seat == 0 and declared:
-                return game.observation(0), declared[0]
-            game.apply(agents[seat].act(game.observation(seat)), seat)
-    raise AssertionError("no seeded game has a bet by another seat")
-
-
-def danger(hand: int, config: SearchConfig, ranks: int) -> float:
-    """The rules' hand danger (csrc/search.pxi hand_danger_s), in Python."""
-    total = 0.0
-    for card in range(64):
-        if (hand >> card) & 1:
-            r = card_rank(card) / ranks
-            total += config.weather_blue + r if card_colour(card) == 0 else r**config.weather_power
-    return total
-
-
-def bet_weight(d: float, declared: bool, config: SearchConfig, players: int) -> float:
-    """A sensible seat's chance of its bet at hand danger d (see bet_acceptance)."""
-    t = config.belief_bet_tremble
-    centre = config.bet_danger_centre[players - 2]
-    p = 0.5 * t + (1 - t) / (1 + math.exp((d - centre) / config.bet_danger_scale))
-    return p if declared else 1 - p
-
-
-def test_without_bet_inference_the_search_draws_the_uniform_worlds() -> None:
-    obs, _declarer = declared_position()
-    engine = _engine(obs, SearchConfig(bet_inference=False, exact_prior=0.0))
-    drawn = engine.draw_worlds(50, 9)
-    uniform = world_sampler(obs).sample(50, 9)
-    assert [w.hands for w in drawn] == [w.hands for w in uniform]
-
-
-def test_bet_inference_draws_worlds_by_the_bets_likelihood() -> None:
-    """With every other seat believed sensible, the worlds follow the uniform worlds
-    weighted by each seat's bet likelihood: the declarer's mean danger matches the
-    importance-weighted mean, and lies well below the uniform one."""
-    obs, declarer = declared_position()
-    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, bet_inference=True)
-    ranks = obs.rules.spec.ranks
-    n = 6000
-    inferred = [
-        danger(w.hands[declarer], config, ranks) for w in _engine(obs, config).draw_worlds(n, 4)
-    ]
-    uniform = world_sampler(obs).sample(3 * n, 5)
-    weights, values = [], []
-    for w in uniform:
-        weight = 1.0
-        for seat in range(1, obs.players):
-            declared = bool(obs.current.declarations[seat])
-            weight *= bet_weight(danger(w.hands[seat], config, ranks), declared, config, obs.players)
-        weights.append(weight)
-        values.append(danger(w.hands[declarer], config, ranks))
-    expected = sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
-    plain = mean(values)
-    assert mean(inferred) == pytest.approx(expected, abs=0.1)
-    assert mean(inferred) < plain - 0.3

@@ -169,20 +169,19 @@ def test_alike_seats_weigh_every_hand_the_same_and_exact_seats_play_the_rules() 
     assert outcomes == {True, False}
 
 
-@pytest.mark.parametrize(("oversample", "reuse"), [(1, 1), (4, 1), (1, 4)])
-def test_the_pool_fits_the_play_and_follows_a_sharp_worth(oversample: int, reuse: int) -> None:
+@pytest.mark.parametrize("reuse", [1, 4])
+def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
     """With play_split_mixture every pooled world keeps each seat's hand, holds the cards it
     played in the piles it played them from and respects its voids; with the worth part
     sharp (beta 1000, all the share) each seat's split is the best that fits by the
     heuristic's worth (within 0.02 points)."""
     game = mid_round(4, 6, 6)
     obs = game.observation(1)
-    sharp = replace(PLAIN, others_split_worth_beta=1000.0, split_posterior=False,
-                    others_split_mixture=(0.0, 1.0, 0.0, 0.0), play_mixture_pool=64,
-                    play_mixture_oversample=oversample, play_mixture_reuse=reuse)
+    sharp = replace(PLAIN, others_split_worth_beta=1000.0, others_split_mixture=(0.0, 1.0, 0.0, 0.0),
+                    play_mixture_pool=64, play_mixture_reuse=reuse)
     engine = _engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
-    assert 0 < engine.pool_ess <= 64
+    assert engine.pool_size == 64
     for world in engine.draw_worlds(16, 5):
         for seat in (0, 2, 3):
             split = whole_split(obs, world, seat)
@@ -217,7 +216,7 @@ def test_search_with_the_mixture_given_play_stays_legal(players: int) -> None:
     """Every card play of a game, with the mixture given play on, from the default beliefs."""
     game = Game(RulesConfig(players=players), seed=20 + players)
     agents = [make_agent("heuristic", s) for s in range(players)]
-    config = SearchConfig(play_split_mixture=(players,), play_mixture_pool=128, play_mixture_oversample=2)
+    config = SearchConfig(play_split_mixture=(players,), play_mixture_pool=128)
     searched = 0
     while not game.is_over and searched < 12:
         seat = game.to_move
@@ -235,15 +234,13 @@ def test_settings_are_checked() -> None:
         SearchConfig(play_split_mixture=(6,))
     with pytest.raises(SearchSettingsError, match="play_mixture_pool"):
         SearchConfig(play_mixture_pool=0)
-    with pytest.raises(SearchSettingsError, match="play_mixture_oversample"):
-        SearchConfig(play_mixture_oversample=65)
     with pytest.raises(SearchSettingsError, match="play_mixture_reuse"):
         SearchConfig(play_mixture_reuse=0)
     game = mid_round(4, 1, 5)
     engine = prepared(game.observation(1), replace(PLAIN, play_split_mixture=()))
     with pytest.raises(ValueError, match="split mixture"):
         engine.mixture_condition(world_sampler(game.observation(1)).sample(1, 0)[0], 2, 0)
-    with pytest.raises(ValueError, match="oversample"):
+    with pytest.raises(ValueError, match="reuse"):
         engine.set_mixture_condition(0)
 
 
@@ -255,5 +252,5 @@ def test_a_small_budget_draws_a_smaller_pool() -> None:
     for iterations in (None, 100_000, 1_350, 100):
         engine = _engine(obs, PLAIN)
         assert infer_worlds(engine, obs, PLAIN, 1, iterations=iterations)
-        sizes.append(engine.pool_ess)
+        sizes.append(engine.pool_size)
     assert sizes == [1024, 1024, 168, 64]

@@ -22,6 +22,7 @@ from csl_ai.search import (
     SearchLimit,
     SearchResult,
     SearchSettingsError,
+    _core_engine,
     _engine,
     policy_settings,
     heuristic_move,
@@ -156,10 +157,9 @@ def random_positions(players: int, count: int, seed: int) -> list[tuple[Game, in
 def test_no_illegal_move(players: int) -> None:
     """Whole games in which every decision of every seat is searched (over 1000 positions
     per player count, every phase), with ISMCTS, PIMC, random playouts and points, and
-    rule-played opponents."""
+    opponents believed to play exactly by the rules."""
     configs = (SearchConfig(), SearchConfig(algorithm="pimc", pimc_candidates=4),
-               SearchConfig(playout="random", utility="points"), SearchConfig(opponents="rules"),
-               SearchConfig(exact_prior=0.5))
+               SearchConfig(playout="random", utility="points"), SearchConfig(exact_prior=0.5))
     decisions = 0
     game_seed = 0
     while decisions < 1000:
@@ -222,14 +222,16 @@ def test_result_fields_and_json() -> None:
                                      "raw_win_probability", "expected_points", "worlds"}
 
 
-def test_allocation_search_widens_and_answers_a_split() -> None:
+def test_allocation_search_under_a_time_limit_widens_and_answers_a_split() -> None:
+    """Without an iteration budget there is no halving: UCB with progressive widening, one
+    world an iteration."""
     game = Game(RulesConfig(players=4), seed=12)
     obs = game.observation(2)
-    result = search(obs, SearchLimit(iterations=3000, seed=4), SearchConfig(allocation_root="ucb"))
+    result = search(obs, SearchLimit(time_ms=150, seed=4))
     assert isinstance(result.best_move, Allocate)
     assert result.best_move in obs.legal_moves()
-    assert 10 < len(result.moves) < 1680
-    assert result.worlds_sampled == 3000
+    assert 10 < len(result.moves) < len(obs.legal_moves())
+    assert result.worlds_sampled == result.iterations
 
 
 def halving_width(budget: int, candidates: int, min_worlds: int) -> int:
@@ -263,15 +265,14 @@ def test_allocation_halving_rounds(players: int, budget: int) -> None:
     assert [groups[v] for v in sorted(groups)] == expected
 
 
-def test_allocation_orders() -> None:
-    """"heuristic" follows the heuristic evaluation, "playout" the engine's own score, and
-    "mixed" (the default) takes the two in turn, every split once."""
+def test_allocation_order() -> None:
+    """The prior order takes the heuristic evaluation's order and the engine's own (the
+    playout rules' quick score) in turn, every split once."""
     obs = Game(RulesConfig(players=4), seed=8).observation(3)
     values = HeuristicAgent().allocation_values(obs)
     assert set(values) == {m.piles for m in obs.legal_moves()}
-    heuristic = _engine(obs, SearchConfig(allocation_order="heuristic")).candidates
-    assert [values[c] for c in heuristic] == sorted(values.values(), reverse=True)
-    playout = _engine(obs, SearchConfig(allocation_order="playout")).candidates
+    playout = _core_engine(obs, SearchConfig()).candidates
+    heuristic = sorted(playout, key=lambda c: -values[c])
     assert sorted(playout) == sorted(heuristic) and playout != heuristic
     mixed = _engine(obs, SearchConfig()).candidates
     assert len(mixed) == len(set(mixed)) == len(playout)
@@ -280,7 +281,7 @@ def test_allocation_orders() -> None:
         expected += [c for c in dict.fromkeys(pair) if c not in expected]
     assert mixed == expected
     assert mixed[0] == heuristic[0] and mixed[:2] != heuristic[:2]
-    engine = _engine(obs, SearchConfig(allocation_order="playout"))
+    engine = _core_engine(obs, SearchConfig())
     engine.set_order(list(reversed(range(len(playout)))))
     assert engine.candidates == playout[::-1]
     for bad in ([0, 0], list(range(len(playout) + 1))):
@@ -489,42 +490,6 @@ def test_opponent_randomness_makes_the_others_random_players() -> None:
             engine.set_randomness(bad)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_own_epsilon_is_the_searchers_alone(players: int) -> None:
-    """With own_epsilon_share 0 every playout move of the searcher is the rules' own, while
-    the others keep playout_epsilon and stray from the rules now and then."""
-    from csl_ai.search import _engine
-
-    strays = {"searcher": 0, "others": 0}
-    for i, (game, seat) in enumerate(random_positions(players, 24, seed=70 + players)):
-        obs = game.observation(seat)
-        config = SearchConfig(playout_epsilon=0.5, own_epsilon_share=0.0, opponent_randomness=0.0,
-                              opponent_beliefs="fixed")
-        world = sample_worlds(obs, 1, i)[0]
-        _final, events = _engine(obs, config).playout_trace(world, i)
-        rules = {**policy_settings(obs, config), "epsilon": 0.0}
-        core = world.copy()
-        for event in events:
-            if event[0] == "deal":
-                assert core.deal(list(event[1]), event[2]) == 0
-                continue
-            mover = event[1] if event[0] in ("allocate", "weather") else core.to_move
-            if event[0] != "weather":
-                same = _core.heuristic_move(core, mover, 0, **rules)[1] == event[-1]
-                strays["searcher" if mover == seat else "others"] += not same
-            if event[0] == "allocate":
-                assert core.allocate(event[1], event[2]) == 0
-            elif event[0] == "weather":
-                assert core.declare(event[1], event[2]) == 0
-            else:
-                assert core.play(event[1]) == 0
-    assert strays["searcher"] == 0
-    assert strays["others"] > 10, strays
-    for bad in (-0.5, 6.0, math.nan):
-        with pytest.raises(SearchSettingsError, match="own_epsilon_share"):
-            SearchConfig(own_epsilon_share=bad)
-
-
 def test_rules_never_peek() -> None:
     """The rule policy's choice for a seat is the same in every world that agrees with what
     that seat sees, and equals its choice on the seat's bare view."""
@@ -553,55 +518,32 @@ def is_split_by_strength(piles: tuple[int, ...]) -> bool:
 
 
 @pytest.mark.parametrize("players", sorted(PLAYER_SPECS))
-def test_allocation_model_splits_unseen_hands_by_the_rules(players: int) -> None:
-    """Before the round's first card, every other seat that has allocated gets the rules'
-    split of its sampled hand (by strength runs; deterministic with no playout noise and the
-    others modelled by the rules alone); the searcher's piles, every hand and everything
-    public stay as sampled. Once a card is out, or with allocation_model="uniform", the
-    world is played as sampled. (The split mixture, where on, supersedes this model: it
-    is off here.)"""
-    from csl_ai.search import _engine
-
+def test_a_seat_believed_exact_is_split_by_the_rules(players: int) -> None:
+    """Before the round's first card, every other seat that has allocated and is believed
+    to play exactly by the rules gets the rules' split of its sampled hand (by strength
+    runs; deterministic with no playout noise); the searcher's piles, every hand and
+    everything public stay as sampled. Once a card is out, or with no such belief (and no
+    split mixture), the world is played as sampled."""
     modelled_seats = 0
     for i, (game, seat) in enumerate(random_positions(players, 150, seed=90 + players)):
         obs = game.observation(seat)
         world = sample_worlds(obs, 1, i)[0]
         opening = world.phase in ("allocate", "weather") or (
             world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
-        for model in ("rules", "uniform"):
-            engine = _engine(obs, SearchConfig(allocation_model=model, playout_epsilon=0.0,
-                                              opponent_randomness=0.0, exact_prior=0.0, tree_split_mixture=()))
+        for exact_prior in (1.0, 0.0):
+            engine = _engine(obs, SearchConfig(exact_prior=exact_prior, playout_epsilon=0.0,
+                                              opponent_randomness=0.0, tree_split_mixture=()))
             modelled = engine.modelled_world(world, i)
             assert modelled.hands == world.hands and modelled.played == world.played
             assert modelled.sky_order == world.sky_order
             for s in range(players):
-                if model == "rules" and opening and s != seat and world.allocated_mask >> s & 1:
+                if exact_prior == 1.0 and opening and s != seat and world.allocated_mask >> s & 1:
                     assert is_split_by_strength(modelled.piles[s]), (s, world.phase)
                     assert engine.modelled_world(world, i + 1).piles[s] == modelled.piles[s]
                     modelled_seats += 1
                 else:
                     assert modelled.piles[s] == world.piles[s]
     assert modelled_seats > 20
-
-
-def test_a_seat_believed_exact_is_split_by_the_rules() -> None:
-    """Where the belief says the others play exactly by the rules, their opening splits are
-    the rules' own, as with the allocation model; with no such belief (and no split
-    mixture), as sampled."""
-    compared = 0
-    for i, (game, seat) in enumerate(random_positions(4, 120, seed=77)):
-        obs = game.observation(seat)
-        world = sample_worlds(obs, 1, i)[0]
-        exact = _engine(obs, SearchConfig(exact_prior=1.0, opponent_randomness=0.0, playout_epsilon=0.0))
-        model = _engine(obs, SearchConfig(allocation_model="rules", opponent_randomness=0.0,
-                                          playout_epsilon=0.0, tree_split_mixture=()))
-        plain = _engine(obs, SearchConfig(opponent_randomness=0.0, playout_epsilon=0.0, exact_prior=0.0,
-                                          tree_split_mixture=()))
-        got = exact.modelled_world(world, i)
-        assert got.piles == model.modelled_world(world, i).piles
-        assert plain.modelled_world(world, i).piles == world.piles
-        compared += got.piles != world.piles
-    assert compared > 10
 
 
 def test_set_exact_refuses_chances_it_cannot_honour() -> None:

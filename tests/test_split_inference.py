@@ -1,13 +1,8 @@
-"""Allocation inference: the worlds the search draws follow how likely each other seat's
-split is under the allocation model, stay consistent with what the searcher saw, and the
-draw never stalls."""
+"""The round's public record the split models read: the cards each seat played from each
+pile, and the allocation model's split features."""
 
 from __future__ import annotations
 
-import math
-from statistics import mean
-
-import pytest
 
 from csl_ai.agents import make_agent
 from csl_ai.game import Game, Observation
@@ -15,19 +10,10 @@ from csl_ai.notation import card_colour
 from csl_ai.rules import RulesConfig
 from csl_ai.search import (
     SearchConfig,
-    SearchLimit,
-    SearchSettingsError,
     _engine,
     _played_from_piles,
-    _round_plays,
     _played_this_round,
-    search,
     world_sampler,
-)
-from worldcheck import check_world, known
-
-SENSIBLE = SearchConfig(
-    opponent_beliefs="fixed", opponent_randomness=0.0, allocation_inference=(2, 3, 4, 5), tree_split_mixture=()
 )
 
 
@@ -90,103 +76,3 @@ def test_split_features_count_voids_and_trumps() -> None:
     )
     assert f[3] == len(trump_piles)
     assert f[2] == missing
-
-
-def inference_engine(obs: Observation, config: SearchConfig, weights, moves: int, pool: int, seed: int):
-    engine = _engine(obs, config)
-    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
-    engine.set_allocation_inference(weights, (0.0,) * 4, moves)
-    return engine, engine.build_pool(pool, seed)
-
-
-def test_zero_weights_leave_the_worlds_uniform() -> None:
-    """With zero weights no split moves: the pool holds the sampler's own worlds."""
-    obs = trick_position()
-    engine, on = inference_engine(obs, SENSIBLE, (0.0,) * 4, 50, 64, 3)
-    assert on
-    drawn = {w.to_bytes() for w in engine.draw_worlds(2000, 1)}
-    assert drawn == {w.to_bytes() for w in world_sampler(obs).sample(64, 3)}
-
-
-def test_drawn_worlds_fit_the_observation() -> None:
-    """Every world drawn is one the exact sampler could give: the searcher's own piles, the
-    played cards and every shown void respected, every card in use dealt once."""
-    obs, game = trick_game(tricks=5)
-    engine, _ = inference_engine(obs, SENSIBLE, SENSIBLE.split_weights[2], 200, 512, 7)
-    expected = known(game, 0)
-    for world in engine.draw_worlds(300, 5):
-        check_world(world, obs, expected)
-
-
-@pytest.mark.parametrize("tricks", [0, 4])
-def test_inference_draws_splits_by_the_model(tricks: int) -> None:
-    """Heads-up the other hand is known, so the model's splits given everything shown are
-    the uniform consistent splits weighted by exp(w . f): the drawn worlds' mean of the
-    voids-beside-a-trump feature matches that weighted mean, well above the uniform one."""
-    obs = trick_position(players=2, tricks=tricks)
-    weights = SENSIBLE.split_weights[0]
-    engine, on = inference_engine(obs, SENSIBLE, weights, 300, 4096, 2)
-    assert on
-    state = obs.public_view().core
-
-    def feature_and_log_weight(world) -> tuple[float, float]:
-        f = engine.split_features(state, 1, whole_piles(world, obs, 1))
-        return f[2], sum(a * b for a, b in zip(weights, f, strict=True))
-
-    inferred = [feature_and_log_weight(w)[0] for w in engine.draw_worlds(4096, 4)]
-    pairs = [feature_and_log_weight(w) for w in world_sampler(obs).sample(20000, 5)]
-    top = max(lw for _, lw in pairs)
-    ws = [math.exp(lw - top) for _, lw in pairs]
-    expected = sum(w * v for w, (v, _) in zip(ws, pairs, strict=True)) / sum(ws)
-    plain = mean(v for v, _ in pairs)
-    assert mean(inferred) == pytest.approx(expected, abs=0.1)
-    assert expected > plain + 0.3
-
-
-def test_random_seats_keep_their_sampled_split() -> None:
-    obs = trick_position()
-    config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=1.0, allocation_inference=(2, 3, 4, 5),
-                          tree_split_mixture=())
-    engine, _ = inference_engine(obs, config, (5.0, 5.0, 5.0, 5.0), 100, 32, 1)
-    drawn = {w.to_bytes() for w in engine.draw_worlds(500, 1)}
-    assert drawn == {w.to_bytes() for w in world_sampler(obs).sample(32, 1)}
-
-
-def test_sharp_weights_never_stall_and_the_search_stays_legal() -> None:
-    obs = trick_position(tricks=2)
-    config = SearchConfig(
-        allocation_inference=(2, 3, 4, 5),
-        opponent_beliefs="fixed",
-        opponent_randomness=0.0,
-        split_weights=((50.0, 50.0, 50.0, -50.0),) * 4,
-        split_moves=1000,
-        inference_pool=64,
-    )
-    result = search(obs, SearchLimit(iterations=500, seed=3), config)
-    assert result.best_move in obs.legal_moves()
-
-
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_a_seeded_search_with_inference_repeats_itself(players: int) -> None:
-    obs = trick_position(players=players)
-    config = SearchConfig(allocation_inference=(2, 3, 4, 5))
-    first = search(obs, SearchLimit(iterations=800, seed=9), config)
-    again = search(obs, SearchLimit(iterations=800, seed=9), config)
-    assert first.best_move in obs.legal_moves()
-    assert [(m.move, m.visits) for m in first.moves] == [(m.move, m.visits) for m in again.moves]
-
-
-def test_inference_settings_are_checked() -> None:
-    with pytest.raises(SearchSettingsError, match="split_weights"):
-        SearchConfig(split_weights=((1.0, 2.0),) * 4)
-    with pytest.raises(SearchSettingsError, match="split_weights"):
-        SearchConfig(split_weights=((math.nan, 0.0, 0.0, 0.0),) * 4)
-    with pytest.raises(SearchSettingsError, match="split_moves"):
-        SearchConfig(split_moves=-1)
-    with pytest.raises(SearchSettingsError, match="inference_pool"):
-        SearchConfig(inference_pool=0)
-    with pytest.raises(SearchSettingsError, match="allocation_inference"):
-        SearchConfig(allocation_inference="yes")  # type: ignore[arg-type]
-    with pytest.raises(SearchSettingsError, match="allocation_inference"):
-        SearchConfig(allocation_inference=(1,))
-    assert SearchConfig(allocation_inference=[4, 2, 4]).allocation_inference == (2, 4)

@@ -126,7 +126,7 @@ def test_the_pool_splits_the_others_by_their_mixtures_before_the_first_card() ->
         game.apply(agents[game.to_move].act(game.observation(game.to_move)), game.to_move)
     obs = game.observation(1)
     sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, others_split_worth_beta=1000.0, tree_split_mixture=ALL,
-                         split_posterior=False, others_split_mixture=(0.0, 1.0, 0.0, 0.0), split_mixture_pool=64)
+                         others_split_mixture=(0.0, 1.0, 0.0, 0.0), split_mixture_pool=64)
     engine = _engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     for world in engine.draw_worlds(8, 5):

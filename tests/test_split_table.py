@@ -31,7 +31,7 @@ from csl_ai.search import (
 from test_split_inference import trick_game, whole_piles
 from worldcheck import check_world, known
 
-TABLE = SearchConfig(split_table=True, opponent_beliefs="fixed", opponent_randomness=0.0, playout_epsilon=0.0)
+TABLE = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, playout_epsilon=0.0)
 
 
 def all_splits(hand: int, sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -152,7 +152,7 @@ def test_a_random_seat_gets_a_flat_table_and_a_sensible_one_a_sharp_one() -> Non
     top = splits[int(np.argmax(worth if obs.current.declarations[1] is False else np.maximum(worth, weather)))]
     shares = {}
     for r in (0.0, 1.0):
-        config = SearchConfig(split_table=True, opponent_beliefs="fixed", opponent_randomness=r, inference_pool=4096)
+        config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=r, inference_pool=4096)
         engine = _engine(obs, config)
         assert infer_worlds(engine, obs, config, 3)
         drawn = [whole_piles(w, obs, 1) for w in engine.draw_worlds(4096, 1)]
@@ -176,7 +176,7 @@ def test_split_table_settings_are_checked() -> None:
 @pytest.mark.parametrize("tricks", [0, 3, 7])
 def test_searches_with_the_table_stay_legal_and_repeat(tricks: int) -> None:
     obs, _ = trick_game(players=2, tricks=tricks)
-    config = SearchConfig(split_table=True)
+    config = SearchConfig()
     first = search(obs, SearchLimit(iterations=600, seed=4), config)
     again = search(obs, SearchLimit(iterations=600, seed=4), config)
     assert first.best_move in obs.legal_moves()
@@ -189,7 +189,7 @@ def test_a_heads_up_allocation_after_the_other_split_uses_the_table() -> None:
     game = Game(RulesConfig(players=2), seed=4)
     game.apply(make_agent("heuristic", 1).act(game.observation(0)), 0)
     obs = game.observation(1)
-    result = search(obs, SearchLimit(iterations=800, seed=2), SearchConfig(split_table=True))
+    result = search(obs, SearchLimit(iterations=800, seed=2), SearchConfig())
     assert isinstance(result.best_move, Allocate)
     assert result.best_move in obs.legal_moves()
 
@@ -230,7 +230,7 @@ def test_heads_up_games_under_other_rules_search_legally_on_the_table(sides: str
 
     rules = RulesConfig(players=2, sides=parse_sides(sides), star_option=StarOption(option), first_seat=first)
     game = Game(rules, seed=len(option) + first)
-    config = SearchConfig(split_table=True, inference_pool=64)
+    config = SearchConfig(inference_pool=64)
     k = 0
     while not game.is_over:
         seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
@@ -244,7 +244,7 @@ def test_heads_up_games_under_other_rules_search_legally_on_the_table(sides: str
 def _shares_at_round(opponent: str, rnd: int, seed: int) -> tuple[float, ...]:
     from csl_ai.search import _split_shares
 
-    config = SearchConfig(split_posterior=True)
+    config = SearchConfig()
     game = Game(RulesConfig(players=2), seed=seed)
     agents = [make_agent("heuristic", 1), make_agent(opponent, 2)]
     while not (game.round == rnd and game.phase.value == "allocate"):
@@ -269,7 +269,7 @@ def test_the_mixture_shares_follow_the_finished_rounds_splits() -> None:
 def test_split_posterior_searches_stay_legal() -> None:
     """Every decision of a heads-up game searched with the shares' posterior on."""
     game = Game(RulesConfig(players=2), seed=6)
-    config = SearchConfig(split_posterior=True, inference_pool=64)
+    config = SearchConfig(inference_pool=64)
     k = 0
     while not game.is_over:
         seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
