@@ -36,12 +36,12 @@ from csl_ai.rules import RulesConfig
 from csl_ai.search import (
     SearchConfig,
     SearchLimit,
-    _engine,
     heuristic_move,
     sample_worlds,
     search,
     world_sampler,
 )
+from csl_ai.search.setup import prepared_engine
 
 
 def advance(game: Game, until: Callable[[Game], bool], seed: int) -> Game:
@@ -95,7 +95,7 @@ def thread_scaling(obs: Observation, iterations: int, repeats: int) -> tuple[flo
     for r in range(repeats):
         runs = {}
         for threads in (1, 2):
-            engine = _engine(obs, SearchConfig(search_forced=True))
+            engine = prepared_engine(obs, SearchConfig(search_forced=True))
             share = iterations // threads
             workers = [_core.SearchWorker(engine, r * 7 + t, 2 * share + 64) for t in range(threads)]
             pool = [threading.Thread(target=w.run, args=(share, 0.0)) for w in workers]
@@ -122,7 +122,7 @@ def sampler_rate(obs: Observation, repeats: int) -> float:
 
 
 def playout_rate(obs: Observation, config: SearchConfig, repeats: int) -> float:
-    engine = _engine(obs, config)
+    engine = prepared_engine(obs, config)
     world = sample_worlds(obs, 1, 0)[0]
     n = 50_000
     rates = []

@@ -76,7 +76,7 @@ from csl_ai.agents import Agent, AgentSpecError, IsmctsAgent, make_agent, play_g
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit
 from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import (  # noqa: E402
     Bet,

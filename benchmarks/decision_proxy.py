@@ -32,7 +32,7 @@ from csl_ai.agents import HeuristicAgent, play_game  # noqa: E402
 from csl_ai.game import Observation, Phase  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit, search  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit, search
 
 
 class Recorder(HeuristicAgent):

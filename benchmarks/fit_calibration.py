@@ -37,7 +37,7 @@ from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  #
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit
 from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
 

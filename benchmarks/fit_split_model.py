@@ -37,7 +37,8 @@ from csl_ai.moves import Allocate, Move  # noqa: E402
 from csl_ai.policy import Example, chosen_examples, cross_entropy  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, _core_engine  # noqa: E402
+from csl_ai.search import SearchConfig
+from csl_ai.search.core import core_engine
 
 
 @dataclass
@@ -61,7 +62,7 @@ class Recorder:
     def act(self, obs: Observation) -> Move:
         move = self.inner.act(obs)
         if obs.phase is Phase.ALLOCATE and isinstance(move, Allocate):
-            engine = _core_engine(obs, SearchConfig())
+            engine = core_engine(obs, SearchConfig())
             state = obs.public_view().core
             cands = [tuple(p) for p in engine.candidates]
             feats = np.array([engine.split_features(state, obs.seat, p) for p in cands])

@@ -138,7 +138,7 @@ from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent  # noqa
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler
 from csl_ai.seeds import decision_seed, joined_seed  # noqa: E402
 
 PHASES = ("allocate", "weather", "play")

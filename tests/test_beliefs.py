@@ -21,8 +21,8 @@ from csl_ai.rules import RulesConfig
 from csl_ai.search import (
     SearchConfig,
     SearchLimit,
-    policy_settings,
     heuristic_move,
+    policy_settings,
     search,
     seat_beliefs,
 )

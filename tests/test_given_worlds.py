@@ -12,7 +12,8 @@ from csl_ai.agents import make_agent
 from csl_ai.errors import InvalidPositionError
 from csl_ai.game import Game, Observation
 from csl_ai.rules import RulesConfig
-from csl_ai.search import SearchConfig, SearchLimit, _engine, search, world_sampler
+from csl_ai.search import SearchConfig, SearchLimit, search, world_sampler
+from csl_ai.search.setup import prepared_engine
 from worldcheck import check_world, known
 
 
@@ -47,7 +48,7 @@ def test_the_true_deal_is_a_world_of_the_observation(players: int, phase: str, s
             assert truth.piles[s] == game.core.piles[s]
         if truth.hands[s]:
             assert truth.hands[s] == game.core.hands[s]
-    engine = _engine(obs, SearchConfig())
+    engine = prepared_engine(obs, SearchConfig())
     engine.set_worlds([truth])
     assert {w.to_bytes() for w in engine.draw_worlds(40, 1)} == {truth.to_bytes()}
     result = search(obs, SearchLimit(iterations=400, seed=3), SearchConfig(), worlds=[truth])

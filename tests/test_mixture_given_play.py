@@ -16,20 +16,11 @@ from csl_ai.agents import make_agent
 from csl_ai.game import Game
 from csl_ai.notation import card_colour
 from csl_ai.rules import RulesConfig
-from csl_ai.search import (
-    SearchConfig,
-    SearchLimit,
-    SearchSettingsError,
-    _engine,
-    _group_worths,
-    _played_from_piles,
-    _round_plays,
-    _round_start,
-    _rules_split,
-    infer_worlds,
-    search,
-    world_sampler,
-)
+from csl_ai.game import played_from_piles
+from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search, world_sampler
+from csl_ai.search.core import round_plays
+from csl_ai.search.others import _group_worths, _round_start, _rules_split, infer_worlds
+from csl_ai.search.setup import prepared_engine
 from test_split_table import all_splits
 
 PLAIN = SearchConfig(
@@ -55,7 +46,7 @@ def mid_round(players: int, seed: int, plays: int, seat: int = 1):
 
 def fits(obs, seat: int, split: tuple[int, ...]) -> bool:
     """Whether a whole split of seat's round hand fits the round's play as obs sees it."""
-    played = _played_from_piles(obs)[seat]
+    played = played_from_piles(obs)[seat]
     voids = obs.public_view().voids[seat]
     for g, pile in enumerate(split):
         rest = pile & ~played[g]
@@ -72,13 +63,13 @@ def rules_split(obs, world, seat: int) -> tuple[int, ...]:
 
 
 def whole_split(obs, world, seat: int) -> tuple[int, ...]:
-    played = _played_from_piles(obs)[seat]
+    played = played_from_piles(obs)[seat]
     return tuple(p | q for p, q in zip(world.piles[seat], played))
 
 
 def prepared(obs, config: SearchConfig = PLAIN):
-    engine = _engine(obs, config)
-    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    engine = prepared_engine(obs, config)
+    engine.set_round_record(played_from_piles(obs), obs.public_view().voids, round_plays(obs))
     return engine
 
 
@@ -120,7 +111,7 @@ def test_the_redrawn_split_is_the_mixtures_conditional(players: int, seed: int, 
     obs = game.observation(1)
     engine = prepared(obs)
     world = world_sampler(obs).sample(1, seed + 11)[0]
-    seat = next(s for s in range(players) if s != 1 and any(_played_from_piles(obs)[s]))
+    seat = next(s for s in range(players) if s != 1 and any(played_from_piles(obs)[s]))
     engine.set_split_model(seat, _group_worths(obs, seat), *shares[:3])
     splits, p, weight = exact_conditional(engine, obs, world, seat, shares, rules_split(obs, world, seat))
     n = 12_000
@@ -179,7 +170,7 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
     obs = game.observation(1)
     sharp = replace(PLAIN, others_split_worth_beta=1000.0, others_split_mixture=(0.0, 1.0, 0.0, 0.0),
                     play_mixture_pool=64, play_mixture_reuse=reuse)
-    engine = _engine(obs, sharp)
+    engine = prepared_engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     assert engine.pool_size == 64
     for world in engine.draw_worlds(16, 5):
@@ -191,7 +182,7 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
             logits = np.array(engine.mixture_logits(world, seat, 0, splits)) / 1000.0
             assert logits[splits.index(split)] > logits.max() - 0.02
     off = replace(sharp, play_split_mixture=())
-    assert not infer_worlds(_engine(obs, off), obs, off, 9)
+    assert not infer_worlds(prepared_engine(obs, off), obs, off, 9)
 
 
 def test_reused_deals_keep_their_hands_and_draw_their_own_splits() -> None:
@@ -200,7 +191,7 @@ def test_reused_deals_keep_their_hands_and_draw_their_own_splits() -> None:
     game = mid_round(4, 6, 6)
     obs = game.observation(1)
     config = replace(PLAIN, play_mixture_pool=256, play_mixture_reuse=4)
-    engine = _engine(obs, config)
+    engine = prepared_engine(obs, config)
     assert infer_worlds(engine, obs, config, 3)
     worlds = engine.draw_worlds(400, 1)
     hands = Counter(w.hands for w in worlds)
@@ -250,7 +241,7 @@ def test_a_small_budget_draws_a_smaller_pool() -> None:
     obs = mid_round(4, 6, 6).observation(1)
     sizes = []
     for iterations in (None, 100_000, 1_350, 100):
-        engine = _engine(obs, PLAIN)
+        engine = prepared_engine(obs, PLAIN)
         assert infer_worlds(engine, obs, PLAIN, 1, iterations=iterations)
         sizes.append(engine.pool_size)
     assert sizes == [1024, 1024, 168, 64]

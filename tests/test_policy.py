@@ -27,14 +27,8 @@ from csl_ai.policy import (
     rules_policy,
 )
 from csl_ai.rules import RulesConfig
-from csl_ai.search import (
-    SearchConfig,
-    SearchLimit,
-    _engine,
-    heuristic_move,
-    policy_settings,
-    search,
-)
+from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, policy_settings, search
+from csl_ai.search.setup import prepared_engine
 from csl_ai.tournament.harness import RunOptions
 from csl_ai.tournament.runner import TournamentError
 from csl_ai.tournament.train import TrainConfig, train
@@ -128,10 +122,10 @@ def test_playouts_with_a_sharp_rules_policy_play_the_rules() -> None:
     rules with no randomness: the same cards for the rest of the round (later deals differ,
     since the softmax draws from the random stream)."""
     obs = next(iter(card_positions(seeds=range(1))))
-    world = _engine(obs, SearchConfig()).draw_worlds(1, 3)[0]
-    rules = _engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
+    world = prepared_engine(obs, SearchConfig()).draw_worlds(1, 3)[0]
+    rules = prepared_engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
                                       opponent_beliefs="fixed"))
-    sharp = _engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
+    sharp = prepared_engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
                                       opponent_beliefs="fixed", card_policy="learned",
                                       card_weights=rules_policy(60.0).weights))
 
@@ -142,7 +136,7 @@ def test_playouts_with_a_sharp_rules_policy_play_the_rules() -> None:
 
     assert len(plays(rules)) > 10
     assert plays(sharp) == plays(rules)
-    uniform = _engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
+    uniform = prepared_engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=0.0,
                                         opponent_beliefs="fixed", card_policy="learned",
                                         card_weights=rules_policy(0.0).weights))
     differ = sum(plays(uniform, seed) != plays(rules, seed) for seed in range(20))

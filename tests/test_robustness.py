@@ -39,7 +39,8 @@ from csl_ai.game import Game, Phase
 from csl_ai.position import load_position, observation_to_position, position_to_json
 from csl_ai.records import game_to_record, load_record, record_to_json
 from csl_ai.rules import Kind, RulesConfig, SkyCard, SkyDeck
-from csl_ai.search import SearchConfig, SearchLimit, _engine, search
+from csl_ai.search import SearchConfig, SearchLimit, search
+from csl_ai.search.setup import prepared_engine
 
 COMMAND = typer.main.get_command(app)
 ROOT = Path(csl_ai.__file__).resolve().parent.parent
@@ -298,7 +299,7 @@ def test_a_signal_at_a_prompt_saves_the_game_and_exits(tmp_path: Path, signum: i
 
 
 def test_a_stop_request_ends_a_running_worker_at_once(play_position: Path) -> None:
-    engine = _engine(load_position(play_position), SearchConfig())
+    engine = prepared_engine(load_position(play_position), SearchConfig())
     worker = _core.SearchWorker(engine, 1, 1 << 16)
     thread = threading.Thread(target=worker.run, args=(10**12, 0.0))
     thread.start()
@@ -316,7 +317,7 @@ def test_keyboard_interrupt_while_waiting_stops_the_search_threads(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """search() waits in short joins; an exception there stops and joins every thread."""
-    import csl_ai.search as search_module
+    import csl_ai.search.run as search_module
 
     calls = {"n": 0}
     real_join = threading.Thread.join
@@ -441,14 +442,14 @@ def test_numeric_options_have_bounds(play_position: Path, args: list[str]) -> No
 def test_the_search_stops_at_its_memory_ceiling(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.search as search_module
+    import csl_ai.search.run as search_module
 
     ceiling = 2 << 20
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", ceiling)
     result = search(load_position(play_position), SearchLimit(iterations=10**12, threads=2, seed=1))
     assert 0 < result.iterations < 10**12
     assert result.nodes * 32 < ceiling
-    engine = _engine(load_position(play_position), SearchConfig())
+    engine = prepared_engine(load_position(play_position), SearchConfig())
     worker = _core.SearchWorker(engine, 1, 1 << 20, ceiling)
     assert worker.pool_bytes <= ceiling
     worker.run(10**12, 0.0)
@@ -458,7 +459,7 @@ def test_the_search_stops_at_its_memory_ceiling(
 def test_best_move_says_when_the_memory_ceiling_stopped_it(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.search as search_module
+    import csl_ai.search.run as search_module
 
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", 1 << 20)
     ran = run_cli(["best-move", str(play_position), "--iterations", HUGE_SEARCH, "--seed", "1"])

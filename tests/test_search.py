@@ -22,14 +22,14 @@ from csl_ai.search import (
     SearchLimit,
     SearchResult,
     SearchSettingsError,
-    _core_engine,
-    _engine,
-    policy_settings,
     heuristic_move,
+    policy_settings,
     sample_worlds,
     search,
     world_sampler,
 )
+from csl_ai.search.core import core_engine
+from csl_ai.search.setup import prepared_engine
 from gamegen import chi_square_p, drive
 
 FAST = SearchLimit(iterations=64, seed=3)
@@ -271,17 +271,17 @@ def test_allocation_order() -> None:
     obs = Game(RulesConfig(players=4), seed=8).observation(3)
     values = HeuristicAgent().allocation_values(obs)
     assert set(values) == {m.piles for m in obs.legal_moves()}
-    playout = _core_engine(obs, SearchConfig()).candidates
+    playout = core_engine(obs, SearchConfig()).candidates
     heuristic = sorted(playout, key=lambda c: -values[c])
     assert sorted(playout) == sorted(heuristic) and playout != heuristic
-    mixed = _engine(obs, SearchConfig()).candidates
+    mixed = prepared_engine(obs, SearchConfig()).candidates
     assert len(mixed) == len(set(mixed)) == len(playout)
     expected: list[tuple[int, ...]] = []
     for pair in zip(heuristic, playout):
         expected += [c for c in dict.fromkeys(pair) if c not in expected]
     assert mixed == expected
     assert mixed[0] == heuristic[0] and mixed[:2] != heuristic[:2]
-    engine = _core_engine(obs, SearchConfig())
+    engine = core_engine(obs, SearchConfig())
     engine.set_order(list(reversed(range(len(playout)))))
     assert engine.candidates == playout[::-1]
     for bad in ([0, 0], list(range(len(playout) + 1))):
@@ -289,7 +289,7 @@ def test_allocation_order() -> None:
             engine.set_order(bad)
     play = drive(4, 2, 12)
     with pytest.raises(ValueError):
-        _engine(play.observation(play.to_move), SearchConfig()).set_order([0])
+        prepared_engine(play.observation(play.to_move), SearchConfig()).set_order([0])
 
 
 def test_points_utility_reports_points() -> None:
@@ -390,7 +390,7 @@ def replay(world: _core.CoreState, events: list[tuple], check_policy: dict | Non
 def test_playout_follows_the_rules_core(players: int) -> None:
     """The playout's strength-order fast path makes only legal moves, ends in the same
     scores as the rules core replaying them, and plays exactly the rule policy."""
-    from csl_ai.search import _engine
+    from csl_ai.search.setup import prepared_engine
 
     for i, (game, seat) in enumerate(random_positions(players, 25, seed=50 + players)):
         obs = game.observation(seat)
@@ -398,7 +398,7 @@ def test_playout_follows_the_rules_core(players: int) -> None:
             config = SearchConfig(
                 playout_epsilon=eps, opponent_randomness=0.0 if eps == 0.0 else 0.5, value_horizon=(horizon,) * 4
             )
-            engine = _engine(obs, config)
+            engine = prepared_engine(obs, config)
             world = sample_worlds(obs, 1, i)[0]
             final, events = engine.playout_trace(world, i)
             policy = {**policy_settings(obs, config), "epsilon": 0.0} if eps == 0.0 else None
@@ -423,7 +423,7 @@ def test_playout_deals_and_random_splits_are_uniform(players: int) -> None:
     world = sample_worlds(obs, 1, 1)[0]
     spec = PLAYER_SPECS[players]
     for playout in ("random", "rules"):
-        engine = _engine(obs, SearchConfig(playout=playout, value_horizon=(0, 0, 0, 0)))
+        engine = prepared_engine(obs, SearchConfig(playout=playout, value_horizon=(0, 0, 0, 0)))
         cells: dict[tuple[int, int, int], int] = {}
         n = 1500
         for i in range(n):
@@ -476,7 +476,7 @@ def test_opponent_randomness_makes_the_others_random_players() -> None:
     obs = game.observation(0)
     world = sample_worlds(obs, 1, 2)[0]
     for randomness in (0.0, 1.0):
-        engine = _engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=randomness))
+        engine = prepared_engine(obs, SearchConfig(playout_epsilon=0.0, opponent_randomness=randomness))
         bets = weather_bets(engine, world, 400)
         assert len(set(bets[0])) == 1
         for seat in (1, 2, 3):
@@ -484,7 +484,7 @@ def test_opponent_randomness_makes_the_others_random_players() -> None:
                 assert len(set(bets[seat])) == 1
             else:
                 assert 140 < sum(bets[seat]) < 260, (seat, sum(bets[seat]))
-    engine = _engine(obs, SearchConfig())
+    engine = prepared_engine(obs, SearchConfig())
     for bad in ([0.5, 0.5, 0.5, 0.5], [0.0, 0.5, 0.5], [0.0, 1.5, 0.0, 0.0]):
         with pytest.raises(ValueError):
             engine.set_randomness(bad)
@@ -531,7 +531,7 @@ def test_a_seat_believed_exact_is_split_by_the_rules(players: int) -> None:
         opening = world.phase in ("allocate", "weather") or (
             world.phase == "play" and world.line_pos == 0 and all(c < 0 for c in world.trick_cards))
         for exact_prior in (1.0, 0.0):
-            engine = _engine(obs, SearchConfig(exact_prior=exact_prior, playout_epsilon=0.0,
+            engine = prepared_engine(obs, SearchConfig(exact_prior=exact_prior, playout_epsilon=0.0,
                                               opponent_randomness=0.0, tree_split_mixture=()))
             modelled = engine.modelled_world(world, i)
             assert modelled.hands == world.hands and modelled.played == world.played
@@ -548,7 +548,7 @@ def test_a_seat_believed_exact_is_split_by_the_rules(players: int) -> None:
 
 def test_set_exact_refuses_chances_it_cannot_honour() -> None:
     game, seat = random_positions(4, 1, seed=5)[0]
-    engine = _engine(game.observation(seat), SearchConfig())
+    engine = prepared_engine(game.observation(seat), SearchConfig())
     others = [0.0 if s == seat else 0.3 for s in range(4)]
     engine.set_randomness(others)
     with pytest.raises(ValueError):

@@ -8,13 +8,10 @@ from csl_ai.agents import make_agent
 from csl_ai.game import Game, Observation
 from csl_ai.notation import card_colour
 from csl_ai.rules import RulesConfig
-from csl_ai.search import (
-    SearchConfig,
-    _engine,
-    _played_from_piles,
-    _played_this_round,
-    world_sampler,
-)
+from csl_ai.game import played_from_piles
+from csl_ai.search import SearchConfig, world_sampler
+from csl_ai.search.core import played_this_round
+from csl_ai.search.setup import prepared_engine
 
 
 def trick_position(players: int = 4, tricks: int = 0, seed: int = 11) -> Observation:
@@ -41,18 +38,18 @@ def trick_game(players: int = 4, tricks: int = 0, seed: int = 11) -> tuple[Obser
 
 
 def whole_piles(world, obs: Observation, seat: int) -> tuple[int, ...]:
-    played = _played_from_piles(obs)[seat]
+    played = played_from_piles(obs)[seat]
     return tuple(p | q for p, q in zip(world.piles[seat], played, strict=True))
 
 
 def test_played_from_piles_puts_each_card_under_its_group() -> None:
     obs = trick_position(tricks=4)
-    by_pile = _played_from_piles(obs)
+    by_pile = played_from_piles(obs)
     played = [0] * obs.players
     for trick in obs.current.tricks:
         for seat, card in trick.plays:
             played[seat] |= 1 << card
-    assert [sum(row) for row in by_pile] == played == _played_this_round(obs)
+    assert [sum(row) for row in by_pile] == played == played_this_round(obs)
     sizes = obs.rules.spec.group_sizes
     for i, trick in enumerate(obs.current.tricks):
         group = next(g for g in range(len(sizes)) if i < sum(sizes[: g + 1]))
@@ -63,7 +60,7 @@ def test_played_from_piles_puts_each_card_under_its_group() -> None:
 def test_split_features_count_voids_and_trumps() -> None:
     """f[2]: colours missing from a pile that holds a trump; f[3]: piles holding a trump."""
     obs = trick_position()
-    engine = _engine(obs, SearchConfig())
+    engine = prepared_engine(obs, SearchConfig())
     state = obs.public_view().core
     hand = sum(world_sampler(obs).sample(1, 1)[0].piles[1])
     cards = [c for c in range(64) if (hand >> c) & 1]

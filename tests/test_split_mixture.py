@@ -20,15 +20,12 @@ from csl_ai.search import (
     SearchConfig,
     SearchLimit,
     SearchSettingsError,
-    _engine,
-    _group_worths,
-    _round_start,
-    _split_shares,
     heuristic_move,
-    infer_worlds,
     search,
     world_sampler,
 )
+from csl_ai.search.others import _group_worths, _round_start, _split_shares, infer_worlds
+from csl_ai.search.setup import prepared_engine
 from test_split_table import all_splits
 
 ALL = (3, 4, 5)
@@ -54,7 +51,7 @@ def test_the_worth_part_is_the_heuristic_agents_own_worth(players: int, seed: in
     """Every split of a sampled hand: the C log-weights are beta times the heuristic
     agent's worth of normal play, up to one constant; the model part is split_scores."""
     _game, obs, world = first_allocation(players, seed)
-    engine = _engine(obs, PLAIN)
+    engine = prepared_engine(obs, PLAIN)
     for seat in range(1, players):
         hand = world.hands[seat]
         splits = all_splits(hand, obs.rules.spec.group_sizes)
@@ -75,7 +72,7 @@ def softmax(z: np.ndarray) -> np.ndarray:
 def test_splits_are_drawn_exactly_by_their_weights(players: int, component: int) -> None:
     """All the share on one part: the drawn splits follow its softmax over every split."""
     _game, obs, world = first_allocation(players, 2)
-    engine = _engine(obs, PLAIN)
+    engine = prepared_engine(obs, PLAIN)
     seat = players - 1
     hand = world.hands[seat]
     splits = all_splits(hand, obs.rules.spec.group_sizes)
@@ -99,8 +96,8 @@ def test_no_share_is_uniform_and_exact_seats_split_by_the_rules() -> None:
     """Shares 0: every split alike (a uniform split); the rules' share: the rules' split; a
     seat believed exact splits by the rules whatever its mixture."""
     _game, obs, world = first_allocation(3, 4)
-    rules_split = _engine(obs, replace(PLAIN, tree_split_mixture=())).modelled_allocation(world, 1, 3)
-    engine = _engine(obs, PLAIN)
+    rules_split = prepared_engine(obs, replace(PLAIN, tree_split_mixture=())).modelled_allocation(world, 1, 3)
+    engine = prepared_engine(obs, PLAIN)
     splits = all_splits(world.hands[2], obs.rules.spec.group_sizes)
     engine.set_split_model(2, _group_worths(obs, 2), 0.0, 0.0)
     n = 6000
@@ -127,7 +124,7 @@ def test_the_pool_splits_the_others_by_their_mixtures_before_the_first_card() ->
     obs = game.observation(1)
     sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, others_split_worth_beta=1000.0, tree_split_mixture=ALL,
                          others_split_mixture=(0.0, 1.0, 0.0, 0.0), split_mixture_pool=64)
-    engine = _engine(obs, sharp)
+    engine = prepared_engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     for world in engine.draw_worlds(8, 5):
         for seat in (0, 2, 3):
@@ -136,7 +133,7 @@ def test_the_pool_splits_the_others_by_their_mixtures_before_the_first_card() ->
             worth = heuristic_worths(obs, seat, hand, splits)
             assert worth[splits.index(tuple(world.piles[seat]))] > worth.max() - 0.02
     plain = replace(sharp, split_mixture_pool=0)
-    assert not infer_worlds(_engine(obs, plain), obs, plain, 9)
+    assert not infer_worlds(prepared_engine(obs, plain), obs, plain, 9)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -180,7 +177,7 @@ def test_a_sharp_mixture_does_not_underflow() -> None:
     still finds the best splits (it sums each split's log-weight where the fast draw's
     scaled weights would underflow)."""
     _game, obs, world = first_allocation(4, 2)
-    engine = _engine(obs, replace(PLAIN, others_split_worth_beta=1000.0))
+    engine = prepared_engine(obs, replace(PLAIN, others_split_worth_beta=1000.0))
     splits = all_splits(world.hands[3], obs.rules.spec.group_sizes)
     engine.set_split_model(3, _group_worths(obs, 3), 1.0, 0.0)
     logits = np.array(engine.mixture_logits(world, 3, 0, splits))
@@ -194,7 +191,7 @@ def test_settings_are_checked() -> None:
     with pytest.raises(SearchSettingsError, match="split_mixture_pool"):
         SearchConfig(split_mixture_pool=-1)
     _game, obs, _world = first_allocation(4, 1)
-    engine = _engine(obs, PLAIN)
+    engine = prepared_engine(obs, PLAIN)
     with pytest.raises(ValueError, match="another seat"):
         engine.set_split_model(0, _group_worths(obs, 1), 0.5, 0.5)
     with pytest.raises(ValueError, match="shares"):
@@ -220,7 +217,7 @@ def test_the_shares_follow_each_seats_finished_splits() -> None:
         obs = game.observation(seat)
         game.apply(heuristic.act(obs) if seat == 2 else heuristic_move(obs, seat, exact), seat)
     obs = game.observation(0)
-    engine = _engine(obs, PLAIN)
+    engine = prepared_engine(obs, PLAIN)
     rules_seat = _split_shares(engine, obs, 1, PLAIN)
     heuristic_seat = _split_shares(engine, obs, 2, PLAIN)
     prior = PLAIN.others_split_mixture

@@ -15,19 +15,18 @@ from csl_ai.agents import make_agent
 from csl_ai.game import Game, Observation
 from csl_ai.moves import Allocate
 from csl_ai.rules import RulesConfig, StarOption, parse_sides
+from csl_ai.game import played_from_piles
 from csl_ai.search import (
     SearchConfig,
     SearchLimit,
     SearchSettingsError,
-    _engine,
-    _played_from_piles,
-    _round_plays,
-    _split_plans,
     heuristic_move,
-    infer_worlds,
     search,
     world_sampler,
 )
+from csl_ai.search.core import round_plays
+from csl_ai.search.others import _split_plans, infer_worlds
+from csl_ai.search.setup import prepared_engine
 from test_split_inference import trick_game, whole_piles
 from worldcheck import check_world, known
 
@@ -54,8 +53,8 @@ def other_hand(obs: Observation) -> int:
 
 
 def table_engine(obs: Observation, splits, weights):
-    engine = _engine(obs, TABLE)
-    engine.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    engine = prepared_engine(obs, TABLE)
+    engine.set_round_record(played_from_piles(obs), obs.public_view().voids, round_plays(obs))
     kept = engine.set_split_table(1, splits, weights)
     assert engine.build_pool(4096, 5)
     return engine, kept
@@ -65,7 +64,7 @@ def table_engine(obs: Observation, splits, weights):
 def test_one_weighted_split_is_the_only_one_drawn(tricks: int) -> None:
     """All the weight on the true split: every world holds the other seat's true piles."""
     obs, game = trick_game(players=2, tricks=tricks)
-    truth = tuple(p | q for p, q in zip(game.core.piles[1], _played_from_piles(obs)[1], strict=True))
+    truth = tuple(p | q for p, q in zip(game.core.piles[1], played_from_piles(obs)[1], strict=True))
     splits = all_splits(other_hand(obs), obs.rules.spec.group_sizes)
     assert truth in splits
     engine, kept = table_engine(obs, splits, [1.0 if s == truth else 0.0 for s in splits])
@@ -78,8 +77,8 @@ def test_only_consistent_splits_are_kept_and_drawn_by_weight() -> None:
     colour the pile was shown to lack) are dropped; the rest are drawn by their weights."""
     obs, game = trick_game(players=2, tricks=2)
     splits = all_splits(other_hand(obs), obs.rules.spec.group_sizes)
-    probe = _engine(obs, TABLE)
-    probe.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    probe = prepared_engine(obs, TABLE)
+    probe.set_round_record(played_from_piles(obs), obs.public_view().voids, round_plays(obs))
     consistent = [sp for sp in splits if probe.set_split_table(1, [sp], [1.0]) == 1]
     assert 1 < len(consistent) < len(splits)
     weights = [float(1 + i % 3) for i in range(len(splits))]
@@ -102,8 +101,8 @@ def test_only_consistent_splits_are_kept_and_drawn_by_weight() -> None:
 def test_a_table_with_no_consistent_weight_is_off_and_never_stalls() -> None:
     obs, game = trick_game(players=2, tricks=5)
     splits = all_splits(other_hand(obs), obs.rules.spec.group_sizes)
-    probe = _engine(obs, TABLE)
-    probe.set_round_record(_played_from_piles(obs), obs.public_view().voids, _round_plays(obs))
+    probe = prepared_engine(obs, TABLE)
+    probe.set_round_record(played_from_piles(obs), obs.public_view().voids, round_plays(obs))
     probe.set_split_table(1, splits, [1.0] * len(splits))
     bad = next(s for s in splits if probe.set_split_table(1, [s], [1.0]) == 0)
     engine, kept = table_engine(obs, [bad], [1.0])
@@ -115,7 +114,7 @@ def test_a_table_with_no_consistent_weight_is_off_and_never_stalls() -> None:
 
 def test_set_split_table_refuses_what_it_cannot_use() -> None:
     obs, _ = trick_game(players=2, tricks=0)
-    engine = _engine(obs, TABLE)
+    engine = prepared_engine(obs, TABLE)
     splits = all_splits(other_hand(obs), obs.rules.spec.group_sizes)[:4]
     with pytest.raises(ValueError, match="another seat"):
         engine.set_split_table(0, splits, [1.0] * 4)
@@ -134,7 +133,7 @@ def test_the_plans_are_what_the_heuristic_split_by() -> None:
     heuristic seat chose is its best plan's best split, every split of the hand is there,
     and the plans are remembered for the round's later decisions."""
     obs, game = trick_game(players=2, tricks=3)
-    truth = tuple(p | q for p, q in zip(game.core.piles[1], _played_from_piles(obs)[1], strict=True))
+    truth = tuple(p | q for p, q in zip(game.core.piles[1], played_from_piles(obs)[1], strict=True))
     hand = other_hand(obs)
     splits, worth, weather = _split_plans(obs, 1, hand)
     assert sorted(splits) == sorted(all_splits(hand, obs.rules.spec.group_sizes))
@@ -153,7 +152,7 @@ def test_a_random_seat_gets_a_flat_table_and_a_sensible_one_a_sharp_one() -> Non
     shares = {}
     for r in (0.0, 1.0):
         config = SearchConfig(opponent_beliefs="fixed", opponent_randomness=r, inference_pool=4096)
-        engine = _engine(obs, config)
+        engine = prepared_engine(obs, config)
         assert infer_worlds(engine, obs, config, 3)
         drawn = [whole_piles(w, obs, 1) for w in engine.draw_worlds(4096, 1)]
         shares[r] = sum(1 for d in drawn if d == top) / len(drawn)
@@ -204,7 +203,7 @@ def test_a_seat_still_to_split_splits_by_its_table_in_the_tree() -> None:
     world = world_sampler(obs).sample(1, 1)[0]
     splits = all_splits(other_hand(obs), obs.rules.spec.group_sizes)
     pick = splits[77]
-    engine = _engine(obs, TABLE)
+    engine = prepared_engine(obs, TABLE)
     rules_split = engine.modelled_allocation(world, 1, 3)
     assert rules_split == heuristic_move(game.observation(1), 0, TABLE).piles
     engine.set_split_table(1, splits, [1.0 if s == pick else 0.0 for s in splits])
@@ -242,7 +241,7 @@ def test_heads_up_games_under_other_rules_search_legally_on_the_table(sides: str
 
 
 def _shares_at_round(opponent: str, rnd: int, seed: int) -> tuple[float, ...]:
-    from csl_ai.search import _split_shares
+    from csl_ai.search.others import _split_shares
 
     config = SearchConfig()
     game = Game(RulesConfig(players=2), seed=seed)
@@ -251,7 +250,7 @@ def _shares_at_round(opponent: str, rnd: int, seed: int) -> tuple[float, ...]:
         seat = game.to_move if game.phase.value == "play" else game.pending_seats()[0]
         game.apply(agents[seat].act(game.observation(seat)), seat)
     obs = game.observation(0)
-    return _split_shares(_engine(obs, config), obs, 1, config)
+    return _split_shares(prepared_engine(obs, config), obs, 1, config)
 
 
 def test_the_mixture_shares_follow_the_finished_rounds_splits() -> None:

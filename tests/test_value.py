@@ -12,7 +12,8 @@ from csl_ai.agents import make_agent
 from csl_ai.game import Game
 from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.scoring import score_tallies
-from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, _engine, search
+from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
+from csl_ai.search.setup import prepared_engine
 from csl_ai.value import (
     VALUE_FEATURES, boundary_features, boundary_value, fit_points, fit_value, log_loss, points_rmse, softmax_rows,
 )
@@ -213,14 +214,14 @@ def test_playouts_stop_at_the_round_end_with_the_learned_value() -> None:
     game = game_at_round(rules, 7, 0)
     obs = game.observation(game.to_move)
     config = SearchConfig(value_horizon=(3, 5, 3, 4))
-    engine = _engine(obs, config)
+    engine = prepared_engine(obs, config)
     worlds = engine.draw_worlds(1, 3)
     _, events = engine.playout_trace(worlds[0], 11)
     assert not any(e[0] == "deal" for e in events)
-    plain = _engine(obs, SearchConfig(value_horizon=(0, 0, 0, 0)))
+    plain = prepared_engine(obs, SearchConfig(value_horizon=(0, 0, 0, 0)))
     _, events = plain.playout_trace(worlds[0], 11)
     assert sum(e[0] == "deal" for e in events) == rules.spec.rounds - 1
-    halfway = _engine(obs, SearchConfig(value_horizon=(0, 0, 1, 0)))
+    halfway = prepared_engine(obs, SearchConfig(value_horizon=(0, 0, 1, 0)))
     _, events = halfway.playout_trace(worlds[0], 11)
     assert sum(e[0] == "deal" for e in events) == rules.spec.rounds - 2
 

@@ -1,0 +1,178 @@
+"""search(): one decision searched on threads, its root statistics turned into a result."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import time
+from collections.abc import Sequence
+
+from csl_ai import _core
+from csl_ai.errors import InvalidPositionError
+from csl_ai.game import Observation
+from csl_ai.search.config import SearchConfig, SearchLimit, SearchSettingsError
+from csl_ai.search.core import move_of
+from csl_ai.search.others import infer_worlds, seat_beliefs, with_split_shares
+from csl_ai.search.result import MoveStats, SearchResult
+from csl_ai.search.setup import prepared_engine
+from csl_ai.seeds import fresh_seed, pool_seed, thread_seed
+
+_MAX_START_NODES = 1 << 20
+"""Largest node pool a thread starts with; past it the pool doubles as needed."""
+MAX_TREE_BYTES = 4 << 30
+"""Ceiling on the memory of one search's trees, all threads together (each thread gets an
+equal share): a search that reaches it stops early with what it has, so a huge iteration
+or time budget cannot take the machine's memory."""
+MAX_ITERATIONS = 1 << 62
+"""Most iterations one search accepts (the C counters are 64-bit)."""
+_JOIN_POLL_S = 0.2
+"""How long a wait for the search threads lasts before Python gets to run signal handlers."""
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def _run_workers(workers: Sequence[tuple[_core.SearchWorker, int]], seconds: float) -> None:
+    """Run each worker on a thread of its own and wait for them all.
+
+    The wait comes back to Python every _JOIN_POLL_S, so Ctrl-C (or any signal handler's
+    exception) arrives during a search of any length; then every worker is told to stop,
+    the threads are joined (a few microseconds: each checks before every iteration) and
+    the exception goes on. The threads are daemons, so even a second interrupt during
+    that join cannot keep the process from exiting.
+    """
+    pool = [
+        threading.Thread(target=w.run, args=(b, seconds), name=f"csl-search-{i}", daemon=True)
+        for i, (w, b) in enumerate(workers)
+    ]
+    try:
+        for th in pool:
+            th.start()
+        for th in pool:
+            while th.is_alive():
+                th.join(_JOIN_POLL_S)
+    except BaseException:
+        for w, _b in workers:
+            w.request_stop()
+        for th in pool:
+            if th.ident is not None:
+                th.join()
+        raise
+
+
+def search(
+    obs: Observation,
+    limit: SearchLimit,
+    config: SearchConfig = SearchConfig(),
+    worlds: Sequence[_core.CoreState] | None = None,
+) -> SearchResult:
+    """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits.
+
+    worlds: search these determinizations instead of sampled ones (a diagnostic: given the
+    true deal it measures what perfect inference over the hidden cards could gain, see
+    benchmarks/tune_search.py --oracle); InvalidPositionError if one is not a world of obs.
+
+    The search threads' trees together stay within MAX_TREE_BYTES: a search that reaches
+    it stops early and answers from the iterations it made. KeyboardInterrupt (or another
+    exception raised by a signal handler) during the search stops every thread and is
+    raised again.
+    """
+    if limit.iterations is not None and limit.iterations > MAX_ITERATIONS:
+        raise SearchSettingsError(f"iterations must be at most {MAX_ITERATIONS:,}")
+    started = time.perf_counter()
+    beliefs = seat_beliefs(obs, config)
+    engine = prepared_engine(obs, config, beliefs)
+    kind = engine.root_kind
+    if engine.n_candidates == 1 and not config.search_forced:
+        only = move_of(kind, engine.candidate(0))
+        return SearchResult(
+            seat=obs.seat,
+            best_move=only,
+            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0),),
+            iterations=0,
+            worlds_sampled=0,
+            elapsed_s=time.perf_counter() - started,
+            algorithm=config.algorithm,
+            utility=config.utility,
+            threads=limit.threads,
+            beliefs=beliefs,
+        )
+    seed = limit.seed if limit.seed is not None else fresh_seed(64)
+    pool_cpu = time.thread_time()
+    infer_worlds(engine, obs, config, pool_seed(seed), beliefs, limit.iterations)
+    pool_cpu = time.thread_time() - pool_cpu
+    beliefs = with_split_shares(engine, obs, config, beliefs)
+    if worlds is not None:
+        try:
+            engine.set_worlds(worlds)
+        except ValueError as e:
+            raise InvalidPositionError(f"worlds for seat {obs.seat}: {e}") from None
+    threads = limit.threads
+    budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
+    seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
+    if seconds > 0.0:
+        seconds = max(seconds - (time.perf_counter() - started), 0.001)
+    share = MAX_TREE_BYTES // threads
+    workers = []
+    for t in range(threads):
+        if limit.iterations is not None and budgets[t] == 0:
+            continue
+        if config.algorithm == "pimc":
+            capacity = 16
+        elif limit.iterations is not None:
+            capacity = min(2 * budgets[t] + 64, _MAX_START_NODES)
+        else:
+            capacity = config.initial_nodes
+        workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
+    _run_workers(workers, seconds)
+    totals: dict[int, list[float]] = {}
+    for worker, _budget in workers:
+        for i, row in worker.root_stats().items():
+            acc = totals.setdefault(i, [0, 0.0, 0.0, 0.0, 0.0])
+            for j in range(5):
+                acc[j] += row[j]
+    scale = config.points_scale if config.utility == "points" else 1.0
+    stats = []
+    for i in sorted(totals):
+        visits, su, su2, sw, sp = totals[i]
+        mean = su / visits
+        if visits >= 2:
+            var = max(0.0, (su2 - su * su / visits) / (visits - 1))
+            half = 1.96 * math.sqrt(var / visits)
+            ci = ((mean - half) * scale, (mean + half) * scale)
+        else:
+            ci = (-math.inf, math.inf)
+        move = move_of(kind, engine.candidate(i))
+        stats.append((i, MoveStats(move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits))))
+    iterations = sum(w.iterations for w, _b in workers)
+    calibration = config.win_calibration
+    if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
+        stats = [
+            (i, dataclasses.replace(
+                m,
+                win_probability=calibration.chance(m.win_probability, obs.players, iterations, len(obs.rounds) - 1),
+                raw_win_probability=m.win_probability,
+            ))
+            for i, m in stats
+        ]
+    if config.algorithm == "pimc":
+        stats.sort(key=lambda e: (-e[1].mean_utility, -e[1].visits, e[0]))
+    else:
+        stats.sort(key=lambda e: (-e[1].visits, -e[1].mean_utility, e[0]))
+    ordered = tuple(m for _i, m in stats)
+    return SearchResult(
+        seat=obs.seat,
+        best_move=ordered[0].move,
+        moves=ordered,
+        iterations=iterations,
+        worlds_sampled=sum(w.worlds for w, _b in workers),
+        elapsed_s=time.perf_counter() - started,
+        algorithm=config.algorithm,
+        utility=config.utility,
+        threads=threads,
+        nodes=sum(w.nodes for w, _b in workers),
+        cpu_s=pool_cpu + sum(w.cpu_s for w, _b in workers),
+        beliefs=beliefs,
+    )
