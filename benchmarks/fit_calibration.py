@@ -1,4 +1,4 @@
-"""Fit the win calibration behind SearchConfig.win_calibration, and check it on held-out bots.
+"""Fit the win calibration (csl_ai/data/win_calibration.json; `--write csl_ai/data` writes it), and check it on held-out bots.
 
 Plays ISMCTS (one seat, every seat in turn on each deal) against three copies of each
 opponent, keeps the search's raw mean win share at every decision it searched with the
@@ -37,7 +37,8 @@ from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  #
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit
+from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
+from csl_ai.search.fitted import FittedModels  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
 
@@ -50,7 +51,7 @@ class RawEstimates:
     """ISMCTS without calibration that keeps the raw estimate of each searched decision."""
 
     def __init__(self, iterations: int, seed: int) -> None:
-        self.inner = IsmctsAgent(SearchLimit(iterations=iterations, seed=seed), SearchConfig(win_calibration=None))
+        self.inner = IsmctsAgent(SearchLimit(iterations=iterations, seed=seed), SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=None)))
         self.name = self.inner.name
         self.seen: list[tuple[float, int, int]] = []
 
@@ -158,6 +159,11 @@ def main() -> int:
     parser.add_argument(
         "--no-stage", action="store_true", help="fit the budget-only map (no stage terms), for comparison"
     )
+    parser.add_argument(
+        "--write", metavar="FOLDER",
+        help="write the fitted models into FOLDER's model files (csl_ai/data: the shipped ones), "
+        "this fit replacing its player counts' rows, naming this command",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -207,6 +213,12 @@ def main() -> int:
             print(report(f"{name}, calibrated", samples, fitted, players))
         sys.stdout.flush()
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
+    if args.write is not None:
+        fitted_counts = sorted({int(k.split("|")[0]) for k in sets})
+        FittedModels.shipped().refit(
+            "win_calibration", "python " + " ".join(sys.argv), fitted_counts,
+            win_calibration=[tuple(round(v, 4) for v in r) for r in rows],
+        ).save(args.write)
     print(f"wall time {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -1,4 +1,4 @@
-"""Fit the allocation model behind SearchConfig.split_weights, and test it on held-out bots.
+"""Fit the allocation model (csl_ai/data/split_model.json; `--write csl_ai/data` writes it), and test it on held-out bots.
 
 A sensible player splits its hand on purpose: strong cards where the round's sky cards are
 worth most, voids beside a trump. The split mixture's allocation-model part (csrc/splits.pxi)
@@ -37,8 +37,9 @@ from csl_ai.moves import Allocate, Move  # noqa: E402
 from csl_ai.policy import Example, chosen_examples, cross_entropy  # noqa: E402
 from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig
-from csl_ai.search.core import core_engine
+from csl_ai.search import SearchConfig  # noqa: E402
+from csl_ai.search.core import core_engine  # noqa: E402
+from csl_ai.search.fitted import FittedModels  # noqa: E402
 
 
 @dataclass
@@ -115,7 +116,13 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=30, help="games per agent, player count and half")
     parser.add_argument("--players", default="2,3,4,5")
     parser.add_argument("--base", type=int, default=5000)
+    parser.add_argument(
+        "--write", metavar="FOLDER",
+        help="write the fitted models into FOLDER's model files (csl_ai/data: the shipped ones), "
+        "this fit replacing its player counts' rows, naming this command",
+    )
     args = parser.parse_args()
+    fitted: dict[int, list[float]] = {}
     tune = args.tune.split(",")
     held = args.held_out.split(",")
     for players in (int(p) for p in args.players.split(",")):
@@ -128,6 +135,7 @@ def main() -> int:
         wd = fit(bets) if len(bets) >= 20 else np.zeros_like(w)
         print(f"{players} players: {len(plain)} allocations ({len(bets)} by declarers) in the fit")
         print(f"  weights {np.round(w, 4).tolist()}  declarers {np.round(wd, 4).tolist()}")
+        fitted[players] = np.round(w, 4).tolist()
         for spec, data in test.items():
             plain_t = [d for d in data if not d.declared]
             bets_t = [d for d in data if d.declared]
@@ -136,6 +144,11 @@ def main() -> int:
                 f"  {tag} {spec:<14} {len(data):4d} allocations: gain {gain(w, plain_t):+.3f} nats"
                 f" (declarers {len(bets_t)}: {gain(wd, bets_t):+.3f})"
             )
+    if args.write is not None:
+        FittedModels.shipped().refit(
+            "split", "python " + " ".join(sys.argv), sorted(fitted),
+            split_weights=[fitted.get(p) for p in range(2, 6)],
+        ).save(args.write)
     return 0
 
 

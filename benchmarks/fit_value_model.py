@@ -7,7 +7,8 @@ of each round after the first with the seats' final win shares, and fits one sof
 player count and rounds left. Prints, per fit, the held-out cross-entropy (the last fifth
 of the games) against a uniform guess and a fit on the points alone, then the final
 points' error of the points line against the points now plus their mean gain, then the
-weights in the shape of SearchConfig.value_weights and value_points_weights.
+weights in the shape of the value model's tables (csl_ai/data/value_model.json);
+`--write csl_ai/data` writes them into the shipped file, naming the command.
 
 `--seats` draws the seats from other agents instead, so the value can be fitted to the
 search's own games (expert iteration; with two seats of `ismcts:iters=3000` such fits
@@ -136,6 +137,11 @@ def main() -> int:
         "--rows", help="file that keeps the played games' rows ({players} is replaced by the "
         "player count): read when it exists, written otherwise, so a refit needs no replay",
     )
+    parser.add_argument(
+        "--write", metavar="FOLDER",
+        help="write the fitted models into FOLDER's model files (csl_ai/data: the shipped ones), "
+        "this fit replacing its player counts' rows, naming this command",
+    )
     args = parser.parse_args()
     try:
         for spec in args.seats:
@@ -148,6 +154,15 @@ def main() -> int:
     except RowsFileError as error:
         print(f"fit_value_model: {error}", file=sys.stderr)
         return 2
+    if args.write is not None:
+        from csl_ai.search.fitted import FittedModels
+
+        value = [next((row[1] for row in table if row[0] == p), None) for p in range(2, 6)]
+        points = [next((row[2] for row in table if row[0] == p), None) for p in range(2, 6)]
+        FittedModels.shipped().refit(
+            "value", "python " + " ".join(sys.argv), [row[0] for row in table],
+            value_weights=value, value_points_weights=points,
+        ).save(args.write)
     print("features:", ", ".join(VALUE_FEATURES))
     for name, column in (("value_weights", 1), ("value_points_weights", 2)):
         print(f"{name} = (")

@@ -13,6 +13,7 @@ from csl_ai.calibration import CalibrationError, WinCalibration, fit_calibration
 from csl_ai.game import Game
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
+from csl_ai.search.fitted import FittedModelError, FittedModels
 
 
 def test_identity_keeps_the_estimate() -> None:
@@ -103,8 +104,8 @@ def test_the_search_reports_calibrated_chances_in_its_own_order() -> None:
         ((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0), (-0.5, 1.5, 0.0, 0.3, -0.2), (0.0, 1.0, 0.0, 0.0, 0.0))
     )
     limit = SearchLimit(iterations=3_000, seed=5)
-    raw = search(obs, limit, SearchConfig(win_calibration=None))
-    calibrated = search(obs, limit, SearchConfig(win_calibration=cal))
+    raw = search(obs, limit, SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=None)))
+    calibrated = search(obs, limit, SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=cal)))
     assert [m.move for m in raw.moves] == [m.move for m in calibrated.moves]
     for r, c in zip(raw.moves, calibrated.moves, strict=True):
         assert r.raw_win_probability is None
@@ -123,5 +124,7 @@ def test_other_utilities_are_not_calibrated() -> None:
 
 
 def test_the_setting_is_checked() -> None:
-    with pytest.raises(SearchSettingsError, match="win_calibration"):
-        SearchConfig(win_calibration=((0.0, 1.0, 0.0, 0.0, 0.0),) * 4)  # type: ignore[arg-type]
+    with pytest.raises(FittedModelError, match="win_calibration"):
+        FittedModels.shipped().replace(win_calibration=((0.0, 1.0, 0.0, 0.0, 0.0),) * 4)
+    with pytest.raises(SearchSettingsError, match="fitted"):
+        SearchConfig(fitted=None)  # type: ignore[arg-type]

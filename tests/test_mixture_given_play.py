@@ -168,7 +168,7 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
     heuristic's worth (within 0.02 points)."""
     game = mid_round(4, 6, 6)
     obs = game.observation(1)
-    sharp = replace(PLAIN, others_split_worth_beta=1000.0, others_split_mixture=(0.0, 1.0, 0.0, 0.0),
+    sharp = replace(PLAIN, split_worth_beta=(16.0, 1000.0, 1000.0, 1000.0), split_mixture=((0.2, 0.4, 0.4, 0.0),) + ((0.0, 1.0, 0.0, 0.0),) * 3,
                     play_mixture_pool=64, play_mixture_reuse=reuse)
     engine = prepared_engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)

@@ -309,10 +309,13 @@ def test_pimc_plays_every_candidate_in_every_world() -> None:
     assert {m.visits for m in result.moves} == {100}
 
 
-def test_time_limit_and_pool_growth() -> None:
+def test_time_limit_and_pool_growth(monkeypatch: pytest.MonkeyPatch) -> None:
+    import csl_ai.search.run
+
+    monkeypatch.setattr(csl_ai.search.run, "INITIAL_NODES", 64)
     game = Game(RulesConfig(players=4), seed=1)
     obs = game.observation(0)
-    result = search(obs, SearchLimit(time_ms=60, seed=1), SearchConfig(initial_nodes=64))
+    result = search(obs, SearchLimit(time_ms=60, seed=1), SearchConfig())
     assert result.iterations > 0 and result.nodes > 64
     assert result.best_move in obs.legal_moves()
     tiny = search(obs, SearchLimit(time_ms=1e-6, threads=2), SearchConfig(algorithm="pimc"))

@@ -56,10 +56,10 @@ def test_the_worth_part_is_the_heuristic_agents_own_worth(players: int, seed: in
         hand = world.hands[seat]
         splits = all_splits(hand, obs.rules.spec.group_sizes)
         logits = np.array(engine.mixture_logits(world, seat, 0, splits))
-        gap = logits / PLAIN.others_split_worth_beta - heuristic_worths(obs, seat, hand, splits)
+        gap = logits / PLAIN.split_worth_beta[players - 2] - heuristic_worths(obs, seat, hand, splits)
         assert np.ptp(gap) < 1e-9
         model = np.array(engine.mixture_logits(world, seat, 1, splits))
-        scores = np.array(engine.split_scores(world, seat, splits, PLAIN.split_weights[players - 2]))
+        scores = np.array(engine.split_scores(world, seat, splits, PLAIN.fitted.split_weights[players - 2]))
         assert np.abs(model - scores).max() < 1e-9
 
 
@@ -122,8 +122,8 @@ def test_the_pool_splits_the_others_by_their_mixtures_before_the_first_card() ->
     while game.phase.value == "allocate":
         game.apply(agents[game.to_move].act(game.observation(game.to_move)), game.to_move)
     obs = game.observation(1)
-    sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, others_split_worth_beta=1000.0, tree_split_mixture=ALL,
-                         others_split_mixture=(0.0, 1.0, 0.0, 0.0), split_mixture_pool=64)
+    sharp = SearchConfig(opponent_beliefs="fixed", opponent_randomness=0.0, split_worth_beta=(16.0, 1000.0, 1000.0, 1000.0), tree_split_mixture=ALL,
+                         split_mixture=((0.2, 0.4, 0.4, 0.0),) + ((0.0, 1.0, 0.0, 0.0),) * 3, split_mixture_pool=64)
     engine = prepared_engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     for world in engine.draw_worlds(8, 5):
@@ -177,7 +177,7 @@ def test_a_sharp_mixture_does_not_underflow() -> None:
     still finds the best splits (it sums each split's log-weight where the fast draw's
     scaled weights would underflow)."""
     _game, obs, world = first_allocation(4, 2)
-    engine = prepared_engine(obs, replace(PLAIN, others_split_worth_beta=1000.0))
+    engine = prepared_engine(obs, replace(PLAIN, split_worth_beta=(16.0, 1000.0, 1000.0, 1000.0)))
     splits = all_splits(world.hands[3], obs.rules.spec.group_sizes)
     engine.set_split_model(3, _group_worths(obs, 3), 1.0, 0.0)
     logits = np.array(engine.mixture_logits(world, 3, 0, splits))
@@ -198,8 +198,8 @@ def test_settings_are_checked() -> None:
         engine.set_split_model(1, _group_worths(obs, 1), 0.8, 0.5)
     with pytest.raises(ValueError, match="shares"):
         engine.set_split_model(1, _group_worths(obs, 1), 0.4, 0.4, 0.4)
-    with pytest.raises(SearchSettingsError, match="others_split_mixture"):
-        SearchConfig(others_split_mixture=(0.5, 0.5, 0.5))
+    with pytest.raises(SearchSettingsError, match="split_mixture"):
+        SearchConfig(split_mixture=((0.2, 0.4, 0.4, 0.0),) + ((0.5, 0.5, 0.5, 0.0),) * 3)
     with pytest.raises(ValueError, match="one worth per sky card"):
         engine.set_split_model(1, [[1.0, 2.0]], 0.5, 0.5)
     assert heuristic_move(obs, 0, PLAIN) in obs.legal_moves()
@@ -220,7 +220,7 @@ def test_the_shares_follow_each_seats_finished_splits() -> None:
     engine = prepared_engine(obs, PLAIN)
     rules_seat = _split_shares(engine, obs, 1, PLAIN)
     heuristic_seat = _split_shares(engine, obs, 2, PLAIN)
-    prior = PLAIN.others_split_mixture
+    prior = PLAIN.split_mixture[2]
     assert len(rules_seat) == 4 and abs(sum(rules_seat) - 1) < 1e-9
     assert rules_seat[3] > 0.75 and max(rules_seat[:3]) < 0.25
     assert heuristic_seat[1] > 0.6 and heuristic_seat[3] < 0.2

@@ -161,15 +161,20 @@ def test_a_random_seat_gets_a_flat_table_and_a_sensible_one_a_sharp_one() -> Non
 
 
 def test_split_table_settings_are_checked() -> None:
+    rest = SearchConfig().split_mixture[1:]
     with pytest.raises(SearchSettingsError, match="split_mixture"):
-        SearchConfig(split_mixture=(0.5, 0.5))  # type: ignore[arg-type]
+        SearchConfig(split_mixture=((0.5, 0.5),) + rest)  # type: ignore[arg-type]
     with pytest.raises(SearchSettingsError, match="split_mixture"):
-        SearchConfig(split_mixture=(0.5, 0.5, 0.5))
+        SearchConfig(split_mixture=((0.5, 0.5, 0.5, 0.0),) + rest)
     with pytest.raises(SearchSettingsError, match="split_mixture"):
-        SearchConfig(split_mixture=(1.2, -0.1, -0.1))
+        SearchConfig(split_mixture=((1.2, -0.1, -0.1, 0.0),) + rest)
+    with pytest.raises(SearchSettingsError, match="heads-up the rules' share 0"):
+        SearchConfig(split_mixture=((0.2, 0.4, 0.2, 0.2),) + rest)
     with pytest.raises(SearchSettingsError, match="split_worth_beta"):
-        SearchConfig(split_worth_beta=-1.0)
-    assert SearchConfig(split_mixture=[0, 1, 0]).split_mixture == (0.0, 1.0, 0.0)
+        SearchConfig(split_worth_beta=(-1.0, 6.0, 6.0, 6.0))
+    with pytest.raises(SearchSettingsError, match="split_worth_beta"):
+        SearchConfig(split_worth_beta=16.0)  # type: ignore[arg-type]
+    assert SearchConfig(split_mixture=[[0, 1, 0, 0], *rest]).split_mixture[0] == (0.0, 1.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize("tricks", [0, 3, 7])
@@ -257,7 +262,7 @@ def test_the_mixture_shares_follow_the_finished_rounds_splits() -> None:
     """Before any round is finished the shares are the prior; after three rounds of a
     heuristic seat the heuristic's worth holds most of them, and each share keeps at least
     a fifth of its prior."""
-    prior = SearchConfig().split_mixture
+    prior = SearchConfig().split_mixture[0][:3]
     assert _shares_at_round("heuristic", 0, 1) == pytest.approx(prior)
     after = _shares_at_round("heuristic", 3, 1)
     assert sum(after) == pytest.approx(1.0)

@@ -14,6 +14,7 @@ from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.scoring import score_tallies
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
 from csl_ai.search.setup import prepared_engine
+from csl_ai.search.fitted import FittedModelError, FittedModels
 from csl_ai.value import (
     VALUE_FEATURES, boundary_features, boundary_value, fit_points, fit_value, log_loss, points_rmse, softmax_rows,
 )
@@ -248,10 +249,11 @@ def test_search_with_the_learned_value_is_legal_and_reproducible(players: int) -
     [(), ((),) * 4, (((0.0,) * 9,),) * 4, (((float("nan"),) * 10,),) * 4, ((((0.0,) * 10),) * 7,) * 4],
 )
 def test_malformed_value_weights_are_refused(weights: object) -> None:
-    with pytest.raises(SearchSettingsError, match="value_weights"):
-        SearchConfig(value_weights=weights)  # type: ignore[arg-type]
-    with pytest.raises(SearchSettingsError, match="value_points_weights"):
-        SearchConfig(value_points_weights=weights)  # type: ignore[arg-type]
+    shipped = FittedModels.shipped()
+    with pytest.raises(FittedModelError, match="value_weights"):
+        shipped.replace(value_weights=weights)
+    with pytest.raises(FittedModelError, match="value_points_weights"):
+        shipped.replace(value_points_weights=weights)
 
 
 @pytest.mark.parametrize("horizon", [(0, 0, 0), (0, 0, 0, -1), (0, 0, 0, 6), (0, 0, 0, 1.5), "3"])

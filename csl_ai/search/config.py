@@ -11,13 +11,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from csl_ai.calibration import WinCalibration
 from csl_ai.errors import CslError
 from csl_ai.game import Observation
 from csl_ai.policy import CardPolicy
+from csl_ai.search.fitted import FittedModels
 from csl_ai.rules import Kind, Side
 from csl_ai.seeds import MASK64
-from csl_ai.value import VALUE_FEATURES
 
 Algorithm = Literal["ismcts", "pimc"]
 Utility = Literal["win", "points"]
@@ -159,33 +158,31 @@ class SearchConfig:
     """The exact model's chance of any legal card or bet instead of the rules' own."""
     exact_epsilon: float = 0.01
     """A seat's chance of a random playout move where it is believed to play exactly."""
-    split_weights: tuple[tuple[float, ...], ...] = (
-        (0.0211, -0.0197, 0.6196, -2.2782),
-        (0.0637, -0.0705, 1.8406, -1.4022),
-        (0.1036, -0.15, 2.1806, -1.2673),
-        (0.0823, -0.0891, 2.6317, -1.9738),
+    split_mixture: tuple[tuple[float, float, float, float], ...] = (
+        (0.2, 0.4, 0.4, 0.0),
+        (0.2, 0.3, 0.2, 0.3),
+        (0.2, 0.3, 0.2, 0.3),
+        (0.2, 0.3, 0.2, 0.3),
     )
-    """Per player count 2..5: the allocation model's weights, one per split feature
-    (csrc/playout.pxi split_features: value-weighted danger, value-weighted top card,
-    colours missing beside a trump, piles holding a trump). A conditional logit fitted
-    to the splits of the heuristic agent and zoo:cautious
-    (`python benchmarks/fit_split_model.py --games 30` prints them);
-    it explains the held-out zoo bots' splits as well (1.0-1.9 nats an allocation over a
-    uniform split). A seat that bet on good weather is left uniform: its split serves
-    another plan, and the fit found nothing there."""
-    split_mixture: tuple[float, float, float] = (0.2, 0.4, 0.4)
-    """Heads-up, the prior shares of the mixture by which the other seat's split is drawn
-    from the table of all splits of its (known) hand, in the worlds once it has split and
-    in the tree while it is still to split; the shares then follow how well each part
-    explains its splits of the finished rounds (the split posterior). The parts: any
-    split alike; the heuristic agent's worth of the split (softmax with split_worth_beta;
-    its good-weather plan's worth for a seat that bet); the allocation model (split_weights;
-    alike for a seat that bet). A seat's random chance r adds r of "alike" on top."""
-    split_worth_beta: float = 16.0
-    """Heads-up, the heuristic worth's softmax inverse temperature, per point."""
+    """Per player count 2..5, the prior shares of the split mixture by which another seat's
+    split is drawn: any split alike; the heuristic agent's worth of the split (a softmax
+    with split_worth_beta; its good-weather plan's worth for a seat that bet); the
+    allocation model (fitted.split_weights; alike for a seat that bet); the playout rules'
+    own split (3 to 5 players only: heads-up its share is 0). Heads-up the split is drawn
+    from the table of all splits of the known other hand, in the worlds once it has split
+    and in the tree while it is still to split; at 3 to 5 players see tree_split_mixture.
+    The shares then follow how well each part explains the seat's splits of the finished
+    rounds (the split posterior); a seat's random chance r adds r of "alike" on top. At 3
+    to 5 players without the rules' part, bots that play the rules exactly read -7.8."""
+    split_worth_beta: tuple[float, ...] = (16.0, 6.0, 6.0, 6.0)
+    """Per player count 2..5, the split mixture's worth part: the softmax's inverse
+    temperature, per point. At 3 to 5 players 16 is sharp enough to be confidently wrong
+    about bots that split like the heuristic only in some rounds: against zoo:stars and
+    zoo:leopards -4.3 and -3.9 (300 and 400 games), at 6 -0.3 and +2.5, against the
+    heuristic +13.8 and +11.6."""
     tree_split_mixture: tuple[int, ...] = (4,)
     """Player counts at which each other seat still to split draws its split in the tree
-    from a split mixture (others_split_mixture, its shares by the split posterior) instead of
+    from a split mixture (split_mixture, its shares by the split posterior) instead of
     the playout rules' split; 3 and 5 players take it too. Its hand is sampled, so the
     split is drawn in C over every split of that hand, exactly (mixture_allocate: any split
     alike, the heuristic's worth of its normal plan, the allocation model at that player
@@ -194,19 +191,9 @@ class SearchConfig:
     4 players, 10,000 iterations, paired against it off: heuristic (tuning) +11.6
     (+5.9..+17.1, 400 games); held out zoo:trumps +5.3, zoo:bettor +7.3, ismcts:iters=1000
     +1.3, rules bots +0.1, random +0.1; zoo:stars -0.3 and zoo:leopards +2.5 (their first
-    reading chose others_split_worth_beta). At 3 and 5 players +7.0 and +8.0 against the
+    reading chose split_worth_beta). At 3 and 5 players +7.0 and +8.0 against the
     heuristic but -3.0 and -3.8 against the held-out zoo:trumps (300 games each): a gain
     shown only against the heuristic, so it is off there (docs/tuning.md, twentieth session)."""
-    others_split_mixture: tuple[float, float, float, float] = (0.2, 0.3, 0.2, 0.3)
-    """With tree_split_mixture, the prior shares of its parts (3 to 5 players): any split
-    alike, the heuristic's worth, the allocation model, and the playout rules' own split
-    (the strongest cards to the group worth most)."""
-    others_split_worth_beta: float = 6.0
-    """With tree_split_mixture, the heuristic worth's softmax inverse temperature at 3 to 5
-    players, per point (split_worth_beta heads-up). At 16 the worth part is sharp enough to
-    be confidently wrong about bots that split like the heuristic only in some rounds:
-    against zoo:stars and zoo:leopards -4.3 and -3.9 (300 and 400 games), at 6 -0.3 and
-    +2.5, against the heuristic +13.8 and +11.6."""
     split_mixture_pool: int = 1024
     """With tree_split_mixture, the worlds drawn once (their splits by the mixture) for the
     weather bet and the round's first card, where every iteration would otherwise draw its
@@ -244,7 +231,7 @@ class SearchConfig:
     weights shipped in csl_ai/data/card_policy.json."""
     value_horizon: tuple[int, ...] = (3, 5, 3, 4)
     """Per player count 2..5: a playout stops at the end of a round once at most this many
-    rounds remain, and the learned value of the tallies (csl_ai.value, value_weights)
+    rounds remain, and the learned value of the tallies (csl_ai.value, fitted.value_weights)
     stands for them; 0: the playout rules deal and play every later round out to the
     game's end. By default it stands for every later round. Against three heuristic bots
     at 10,000 iterations (tune_search.py, paired on the same games) it read +3.0 points at
@@ -256,65 +243,11 @@ class SearchConfig:
     bet's points as a lead); with the split features, which see the sky cards still to
     come, +0.1 (-2.8..+2.8, 1,200 games) for 71% of the CPU, and +1.1 (-1.8..+3.8) at
     14,000 iterations, equal CPU (docs/tuning.md, fourteenth and fifteenth sessions)."""
-    value_weights: tuple[tuple[tuple[float, ...], ...], ...] = (
-        (  # 2 players, by rounds left
-            (0.6733, 0.0168, 0.0122, 0.0734, 0.1023, -0.1299, 0.2258, -0.0368, -0.0503, 1.3056, 0.3467, 0.3686, 0.5855, 0.6548, -0.0611),
-            (0.5403, -0.005, 0.0032, 0.0354, 0.0293, 0.0633, 0.2314, -0.0895, 0.0392, 1.1314, 0.2808, 0.4615, 0.5684, 0.4242, -0.0252),
-            (0.3245, -0.0725, -0.0105, -0.0212, -0.025, 0.0714, 0.0099, -0.0574, 0.038, 0.8249, 0.3336, 0.4615, 0.4958, 0.0394, 0.4139),
-        ),
-        (  # 3 players, by rounds left
-            (0.7462, 0.1749, -0.0002, 0.1912, 0.1192, 0.0886, 0.1603, -0.0041, 0.1741, 1.1298, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.584, 0.2115, 0.0675, 0.2047, 0.1568, 0.1154, 0.1619, -0.0132, 0.1525, 0.9513, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.4541, 0.1954, 0.0819, 0.1909, 0.1491, 0.1421, 0.1471, -0.0052, 0.124, 0.7441, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.3254, 0.1388, 0.0586, 0.1369, 0.1582, 0.1527, 0.0576, -0.0101, 0.0862, 0.6138, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.2558, 0.1122, 0.06, 0.0882, 0.1474, 0.2131, 0.0654, 0.015, -0.1161, 0.5681, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-        (  # 4 players, by rounds left
-            (1.1264, 0.352, 0.0242, 0.3111, 0.2003, 0.1093, 0.2701, 0.0249, 0.1762, 1.233, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.9599, 0.3841, 0.11, 0.3022, 0.2968, 0.0973, 0.2879, 0.034, 0.1697, 1.0387, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (0.7055, 0.2946, 0.0673, 0.2368, 0.2788, 0.0952, 0.2139, -0.0029, 0.0666, 0.9695, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-        (  # 5 players, by rounds left
-            (1.5686, 0.4187, -0.0001, 0.3251, 0.2248, 0.1224, 0.337, 0.0375, 0.1887, 1.3532, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (1.412, 0.5223, 0.1193, 0.3922, 0.3185, 0.0939, 0.3955, 0.0493, 0.1869, 1.3175, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (1.2772, 0.515, 0.1438, 0.3853, 0.3679, 0.0813, 0.4039, 0.0867, 0.1113, 1.1146, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (1.1283, 0.456, 0.1099, 0.35, 0.3822, 0.1314, 0.688, 0.0479, -0.0025, 0.6701, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-    )
-    """Per player count 2..5, one row per rounds left (1 first) of the learned value's
-    weights (csl_ai.value.VALUE_FEATURES order), fitted to games of the tuning bots by
-    `python benchmarks/fit_value_model.py --games 40000`. The split features (a random
-    split of the sky cards to come) have weight zero at 3 to 5 players: they explain the
-    bots' games better there too, yet at 4 players the search lost 3.2 points with them
-    (47.5% against 50.7%, -6.0..-0.3, 2,000 paired games; docs/tuning.md)."""
-    value_points_weights: tuple[tuple[tuple[float, ...], ...], ...] = (
-        (  # 2 players, by rounds left
-            (0.696, 10.618, -0.435, -0.506, -0.15, -0.105, -1.522, 1.779, 0.024, -0.208, -0.47, 10.068, 10.48, 11.447, 11.285, 0.229),
-            (1.982, 10.116, -0.151, -0.157, -0.003, -0.1, 0.624, 1.77, -0.115, -0.054, -1.803, 7.125, 9.939, 10.341, 10.956, 2.291),
-            (3.965, 8.596, -0.115, -0.038, 0.516, 0.638, 0.598, 1.404, 0.021, -0.364, -2.702, 5.394, 7.248, 8.909, 11.823, 1.714),
-        ),
-        (  # 3 players, by rounds left
-            (2.581, 10.85, 3.196, 0.726, 2.89, 1.982, 1.662, 2.273, 0.194, 3.879, -1.594, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (6.102, 9.74, 3.871, 1.511, 3.347, 2.666, 1.862, 3.183, 0.325, 3.319, -2.563, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (10.413, 7.949, 3.603, 1.678, 3.013, 2.64, 1.863, 2.973, 0.771, 2.75, -4.476, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (15.029, 5.492, 2.617, 1.482, 2.073, 2.421, 0.953, 2.578, 1.543, 1.991, -6.244, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (16.667, 4.598, 2.209, 1.745, 0.749, 2.948, 1.344, 2.487, 3.1, -1.845, -4.826, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-        (  # 4 players, by rounds left
-            (2.999, 10.784, 3.205, 0.933, 2.914, 1.941, 0.757, 3.129, 0.384, 3.202, -0.864, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (8.037, 8.948, 3.47, 1.339, 2.595, 2.814, 0.562, 3.406, 0.933, 2.727, -2.462, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (12.839, 6.231, 2.816, 1.224, 1.424, 2.737, 0.059, 3.949, 1.259, 0.552, -1.914, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-        (  # 5 players, by rounds left
-            (2.255, 10.807, 2.566, 0.597, 2.259, 1.283, 0.631, 2.191, 0.288, 2.39, -0.077, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (5.188, 10.318, 3.531, 1.198, 2.759, 2.254, 0.074, 3.374, 0.561, 2.531, -1.021, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (8.56, 9.048, 3.543, 1.33, 2.535, 2.615, -0.774, 4.471, 0.867, 2.055, -1.892, 0.0, 0.0, 0.0, 0.0, 0.0),
-            (11.311, 7.877, 3.404, 1.416, 1.872, 2.886, 0.05, 6.173, 0.475, 0.756, -1.185, 0.0, 0.0, 0.0, 0.0, 0.0),
-        ),
-    )
-    """The same per player count and rounds left: the intercept and weights of the learned
-    value's line to a seat's final points (what the search reports as expected points
-    when the value stands for the later rounds), from the same fit."""
+    fitted: FittedModels = FittedModels.shipped()
+    """The fitted models: the allocation model's weights, the learned value's and the win
+    calibration (csl_ai.search.fitted; shipped in csl_ai/data/, each file naming the
+    command that made it). The calibration applies to ISMCTS with rule playouts and the
+    "win" utility; fitted.replace(win_calibration=None) reports the raw mean win share."""
     weather_threshold: float = 1.2
     """The rules declare good weather when the hand's danger is below this."""
     weather_blue: float = 1.0
@@ -323,41 +256,15 @@ class SearchConfig:
     """Danger of another card: (rank / ranks) ** weather_power."""
     candy_value: float = 2.0
     """What one candy element is worth to the rules when they judge a sky card."""
-    star_three_value_a: float = 30.0
-    """Worth of a third shooting star on side A (doubles the other points)."""
-    star_three_value_b: float = 100.0
-    """Worth of a third shooting star on side B (an outright win)."""
+    star_three_value: tuple[float, float] = (30.0, 100.0)
+    """Worth of a third shooting star to the rules, on side A (it doubles the other
+    points) and on side B (an outright win)."""
     potential_decay: float = 0.5
     """Look-ahead discount when the rules value elements that pay off one or two later."""
     void_bonus: float = 1.0
     """Prior bonus per colour missing from a pile that holds a trump (allocation order)."""
-    win_calibration: WinCalibration | None = WinCalibration(
-        (
-            (0.302, 0.8629, 0.2094, 1.0291, 0.1787),
-            (0.1136, 0.9124, -0.0522, 1.2146, 0.3206),
-            (-0.0086, 1.1042, 0.0964, 1.1792, -0.0068),
-            (-0.3879, 0.9322, 0.0014, 0.7689, -0.106),
-        )
-    )
-    """The map from the mean win share to a chance of winning, per player count, budget and
-    whether a later round follows (csl_ai.calibration). Fitted on 71,590 searched decisions
-    against the heuristic agent and zoo:cautious at 1,000, 10,000 and 30,000 iterations
-    (`python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 30`); against
-    a budget-only map fitted on the same decisions the stage terms lowered the Brier score
-    out of fold and on all 8 held-out sets (docs/tuning.md). It applies to ISMCTS with
-    rule playouts and the "win" utility; None: the raw mean win share is reported. The
-    3- to 5-player rows were refitted when the learned value took over the later rounds
-    there (`python benchmarks/fit_calibration.py --players 4 --save decisions4.json`,
-    19,684 decisions, 281 s; `--players 3,5`, 16,886 and 26,043 decisions, 917 s;
-    docs/tuning.md, fourteenth session), and the 2-player row when it took them over
-    heads-up (`--players 2`, 10,333 decisions, 84 s; fifteenth session); the 4-player row
-    again for the split mixture (`--players 4`, 19,642 decisions, 313 s; twentieth), and
-    for it at the bet and in the card play (19,718 decisions, 738 s on shared cores;
-    twenty-first)."""
     search_forced: bool = False
     """Search even when there is a single legal move (else answer at once, 0 iterations)."""
-    initial_nodes: int = 1 << 16
-    """Node pool per thread under a time limit (it doubles when full)."""
 
     def __post_init__(self) -> None:
         choices = {
@@ -375,8 +282,7 @@ class SearchConfig:
         for name in (
             "exploration", "margin_weight", "margin_scale", "points_scale", "widening_base",
             "widening_coef", "widening_alpha", "playout_epsilon", "weather_threshold",
-            "weather_blue", "weather_power", "candy_value", "star_three_value_a",
-            "star_three_value_b", "potential_decay", "void_bonus", "opponent_randomness",
+            "weather_blue", "weather_power", "candy_value", "potential_decay", "void_bonus", "opponent_randomness",
             "belief_tremble", "belief_bet_tremble", "exact_prior", "exact_tremble", "exact_epsilon",
         ):
             value = getattr(self, name)
@@ -385,7 +291,8 @@ class SearchConfig:
         for name in ("margin_scale", "points_scale"):
             if getattr(self, name) <= 0:
                 raise SearchSettingsError(f"{name} must be positive, got {getattr(self, name)!r}")
-        _check_weight_rows("split_weights", self.split_weights, 4)
+        if not isinstance(self.fitted, FittedModels):
+            raise SearchSettingsError(f"fitted must be a FittedModels, got {self.fitted!r}")
         horizon = self.value_horizon
         if (
             not isinstance(horizon, (tuple, list)) or len(horizon) != 4
@@ -395,16 +302,6 @@ class SearchConfig:
                 f"value_horizon must be 4 round counts 0..5 (2..5 players), got {horizon!r}"
             )
         object.__setattr__(self, "value_horizon", tuple(horizon))
-        for name, width in (("value_weights", len(VALUE_FEATURES)), ("value_points_weights", len(VALUE_FEATURES) + 1)):
-            tables = getattr(self, name)
-            _check_value_weights(name, tables, width)
-            object.__setattr__(
-                self, name, tuple(tuple(tuple(float(v) for v in row) for row in rows) for rows in tables)
-            )
-        if self.win_calibration is not None and not isinstance(self.win_calibration, WinCalibration):
-            raise SearchSettingsError(
-                f"win_calibration must be a WinCalibration or None, got {self.win_calibration!r}"
-            )
         for name in ("tree_split_mixture", "play_split_mixture"):
             counts = getattr(self, name)
             if (
@@ -415,20 +312,11 @@ class SearchConfig:
                     f"{name} must be a list of player counts 2..5, got {counts!r}"
                 )
             object.__setattr__(self, name, tuple(sorted(set(counts))))
-        object.__setattr__(self, "split_weights", tuple(tuple(row) for row in self.split_weights))
-        for name, parts in (("split_mixture", 3), ("others_split_mixture", 4)):
-            mixture = getattr(self, name)
-            if (
-                not isinstance(mixture, (tuple, list)) or len(mixture) != parts
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in mixture)
-                or not math.isclose(sum(mixture), 1.0, abs_tol=1e-9)
-            ):
-                raise SearchSettingsError(f"{name} must be {parts} shares in [0, 1] summing to 1, got {mixture!r}")
-            object.__setattr__(self, name, tuple(float(v) for v in mixture))
-        for name in ("split_worth_beta", "others_split_worth_beta"):
-            beta = getattr(self, name)
-            if not (isinstance(beta, (int, float)) and not isinstance(beta, bool) and 0 <= beta <= 1e3):
-                raise SearchSettingsError(f"{name} must be in [0, 1000], got {beta!r}")
+        object.__setattr__(self, "split_mixture", _split_mixture(self.split_mixture))
+        object.__setattr__(self, "split_worth_beta", _per_players(
+            "split_worth_beta", self.split_worth_beta, lambda v: 0 <= v <= 1e3, "in [0, 1000]"
+        ))
+        object.__setattr__(self, "star_three_value", _numbers("star_three_value", self.star_three_value, 2))
         for name, low, high in (
             ("split_mixture_pool", 0, 65536), ("play_mixture_pool", 1, 65536), ("play_mixture_reuse", 1, 64),
             ("inference_pool", 1, 65536),
@@ -456,43 +344,44 @@ class SearchConfig:
             raise SearchSettingsError(
                 f"halving_min_worlds must be a positive integer, got {self.halving_min_worlds!r}"
             )
-        if not _is_int(self.initial_nodes) or self.initial_nodes < 64:
-            raise SearchSettingsError(f"initial_nodes must be an integer >= 64, got {self.initial_nodes!r}")
 
 
-def _check_weight_rows(name: str, rows: object, width: int) -> None:
-    """SearchSettingsError unless rows is 4 rows (2..5 players) of `width` finite numbers."""
+def _finite(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _numbers(name: str, values: object, n: int) -> tuple[float, ...]:
+    """values as n finite floats; SearchSettingsError otherwise."""
+    if not isinstance(values, (tuple, list)) or len(values) != n or not all(_finite(v) for v in values):
+        raise SearchSettingsError(f"{name} must be {n} finite numbers, got {values!r}")
+    return tuple(float(v) for v in values)
+
+
+def _per_players(name: str, values: object, ok: Any, what: str) -> tuple[float, ...]:
+    """values as one float per player count 2..5, each ok; SearchSettingsError otherwise."""
     if (
-        not isinstance(rows, (tuple, list))
-        or len(rows) != 4
-        or any(not isinstance(row, (tuple, list)) or len(row) != width for row in rows)
-        or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-            for row in rows
-            for v in row
-        )
+        not isinstance(values, (tuple, list)) or len(values) != 4
+        or not all(_finite(v) and ok(v) for v in values)
     ):
-        raise SearchSettingsError(f"{name} must be 4 rows (2..5 players) of {width} finite numbers")
+        raise SearchSettingsError(f"{name} must be 4 numbers (2..5 players), each {what}, got {values!r}")
+    return tuple(float(v) for v in values)
 
 
-def _check_value_weights(name: str, tables: object, width: int) -> None:
-    """SearchSettingsError unless tables is 4 tables (2..5 players), each 1..6 rows (by
-    rounds left) of `width` finite numbers."""
+def _split_mixture(rows: object) -> tuple[tuple[float, float, float, float], ...]:
+    """rows as 4 rows (2..5 players) of 4 shares in [0, 1] summing to 1, the heads-up row's
+    last (the rules' split) 0; SearchSettingsError otherwise."""
     if (
-        not isinstance(tables, (tuple, list))
-        or len(tables) != 4
-        or any(not isinstance(rows, (tuple, list)) or not 1 <= len(rows) <= 6 for rows in tables)
-        or any(not isinstance(row, (tuple, list)) or len(row) != width for rows in tables for row in rows)
-        or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-            for rows in tables
-            for row in rows
-            for v in row
-        )
+        not isinstance(rows, (tuple, list)) or len(rows) != 4
+        or any(not isinstance(r, (tuple, list)) or len(r) != 4 for r in rows)
+        or not all(_finite(v) and 0 <= v <= 1 for r in rows for v in r)
+        or not all(math.isclose(sum(r), 1.0, abs_tol=1e-9) for r in rows)
+        or rows[0][3] != 0
     ):
         raise SearchSettingsError(
-            f"{name} must be 4 tables (2..5 players) of 1 to 6 rows of {width} finite numbers"
+            "split_mixture must be 4 rows (2..5 players) of 4 shares in [0, 1] summing to 1 "
+            f"(alike, worth, model, rules; heads-up the rules' share 0), got {rows!r}"
         )
+    return tuple((float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows)
 
 
 def _is_int(value: object) -> bool:
@@ -509,7 +398,7 @@ def policy_settings(obs: Observation, config: SearchConfig) -> dict[str, Any]:
         "weather_blue": config.weather_blue,
         "weather_power": config.weather_power,
         "candy_value": config.candy_value,
-        "star_three_value": config.star_three_value_b if star_b else config.star_three_value_a,
+        "star_three_value": config.star_three_value[1 if star_b else 0],
         "potential_decay": config.potential_decay,
     }
 

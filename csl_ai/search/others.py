@@ -102,7 +102,7 @@ def _set_split_mixture(
     i = obs.players - 2
     p = HeuristicAgent().params
     engine.set_split_mixture(
-        config.others_split_worth_beta, config.split_weights[i], p.blue_decay[i], p.side_top[i], p.side_decay[i],
+        config.split_worth_beta[i], config.fitted.split_weights[i], p.blue_decay[i], p.side_top[i], p.side_decay[i],
         p.trump_synergy, p.top_k_share,
     )
     randomness = {b.seat: b.randomness for b in beliefs}
@@ -200,18 +200,20 @@ def _split_components(
     if declared is True:
         p_model = np.full(len(splits), 1.0 / len(splits))
     else:
-        p_model = _softmax(np.asarray(engine.split_scores(core, seat, splits, config.split_weights[core.players - 2])))
+        p_model = _softmax(np.asarray(engine.split_scores(core, seat, splits, config.fitted.split_weights[core.players - 2])))
     return p_worth, p_model
 
 
 def _worth_beta(players: int, config: SearchConfig) -> float:
-    """The split mixture's worth temperature: split_worth_beta heads-up, else others_split_worth_beta."""
-    return config.split_worth_beta if players == 2 else config.others_split_worth_beta
+    """The split mixture's worth temperature at that player count."""
+    return config.split_worth_beta[players - 2]
 
 
 def _mixture_prior(obs: Observation, config: SearchConfig) -> tuple[float, ...]:
-    """The split mixture's prior shares: split_mixture heads-up, else others_split_mixture."""
-    return config.split_mixture if obs.players == 2 else config.others_split_mixture
+    """The split mixture's prior shares at obs's player count (heads-up the first three:
+    the rules' split is no part there)."""
+    shares = config.split_mixture[obs.players - 2]
+    return shares[:3] if obs.players == 2 else shares
 
 
 def _split_shares(
@@ -222,7 +224,7 @@ def _split_shares(
     round's later decisions)."""
     key = (
         obs.rules, seat, _mixture_prior(obs, config), _worth_beta(obs.players, config),
-        config.split_weights[obs.players - 2], config.playout_epsilon,
+        config.fitted.split_weights[obs.players - 2], config.playout_epsilon,
         tuple((r.line, tuple(t.plays for t in r.tricks), tuple(r.declarations)) for r in obs.rounds[:-1]),
     )
     return _remembered(_SHARES, key, lambda: _posterior_shares(engine, obs, seat, config))

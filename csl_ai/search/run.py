@@ -26,6 +26,8 @@ equal share): a search that reaches it stops early with what it has, so a huge i
 or time budget cannot take the machine's memory."""
 MAX_ITERATIONS = 1 << 62
 """Most iterations one search accepts (the C counters are 64-bit)."""
+INITIAL_NODES = 1 << 16
+"""Node pool per thread under a time limit (it doubles when full)."""
 _JOIN_POLL_S = 0.2
 """How long a wait for the search threads lasts before Python gets to run signal handlers."""
 
@@ -124,7 +126,7 @@ def search(
         elif limit.iterations is not None:
             capacity = min(2 * budgets[t] + 64, _MAX_START_NODES)
         else:
-            capacity = config.initial_nodes
+            capacity = INITIAL_NODES
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
     _run_workers(workers, seconds)
     totals: dict[int, list[float]] = {}
@@ -147,7 +149,7 @@ def search(
         move = move_of(kind, engine.candidate(i))
         stats.append((i, MoveStats(move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits))))
     iterations = sum(w.iterations for w, _b in workers)
-    calibration = config.win_calibration
+    calibration = config.fitted.win_calibration
     if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
         stats = [
             (i, dataclasses.replace(

@@ -30,7 +30,7 @@ def prepared_engine(
     players = obs.players - 2
     if config.value_horizon[players]:
         engine.set_value(
-            config.value_weights[players], config.value_points_weights[players], config.value_horizon[players]
+            config.fitted.value_weights[players], config.fitted.value_points_weights[players], config.value_horizon[players]
         )
     apply_world_model(engine, obs, config, beliefs)
     return engine
