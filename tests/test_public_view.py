@@ -16,7 +16,8 @@ import pytest
 from csl_ai import _core
 from csl_ai.agents import HeuristicAgent, play_game
 from csl_ai.errors import InvalidPositionError
-from csl_ai.game import Game, Observation, Phase, PublicView, _replay_public
+from csl_ai.game import Game, Observation, Phase, PublicView
+from csl_ai.observation import _replay_public
 from csl_ai.rules import RulesConfig
 from gamegen import random_rules, step
 

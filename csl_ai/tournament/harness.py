@@ -1,29 +1,10 @@
 """Runs a tournament on Ray: batches as tasks, results streamed with ray.wait, kept on disk.
 
-A results directory holds:
-
-- ``tournament.json`` — the config (``TournamentConfig.to_dict``), written first;
-- ``games.jsonl`` — one JSON line per finished game: its outcome, the agent per seat
-  and the full game record (``csl_ai.records.game_to_record``), appended batch by batch
-  with flush + fsync as results arrive;
-- ``training.jsonl`` — self-play with training rows only: one line per decision
-  (``csl_ai.tournament.selfplay``), written before its games' lines;
-- ``summary.json`` and ``winshare.png`` — written at the end.
-
-Resume reads ``games.jsonl``, drops a last line cut short by a kill (the file is
-truncated back to its last complete line), and plays only the jobs not in it. Every line
-is checked against ``tournament.json`` (``runner.check_manifest``: the job's seating in
-the schedule, the agent of each seat, the rules, sides and deck, the seeds); a line that
-does not match stops the resume naming the file and line. A job's second line is dropped
-from the file (rewritten atomically) and counted once. Training rows of jobs without a
-games line are dropped, since those jobs are played again.
-
-Files written whole (``tournament.json``, ``summary.json``, ``winshare.png``, a
-rewritten ``games.jsonl`` or ``training.jsonl``) go through ``csl_ai.files.replacing``:
-a temporary file in the folder, fsync, rename. Appended files go through
-``csl_ai.files.appending``. Nothing in the folder that is not a regular file (a FIFO,
-a symbolic link, a device) is ever read, written through or replaced: the run refuses it
-before it starts.
+The run's folder on disk (what it holds, how a run resumes from it) is
+`csl_ai.tournament.results`; starting or joining Ray (cluster address, token, ``ray.init``)
+is `csl_ai.tournament.ray_setup`. This module decides where the games are played, drives
+them there and writes them as they finish; it re-exports the names its callers use from
+those two modules (``ResultsDir``, the file names, ``connect_ray``, ``check_cluster``...).
 
 Fault tolerance: a batch whose worker died is retried by Ray (``task_retries``), then
 resubmitted by the driver (``max_resubmits``); a batch's games depend only on its job
@@ -41,28 +22,15 @@ starts about seven processes (GCS, raylet, monitor, API server, log monitor, two
 agents) and ``ray.shutdown`` waits for them, a few seconds together; a run of a few cheap
 games is over in less. Every game gives the same result wherever it is played, so the
 files are the same either way (on Ray, games.jsonl is in the order batches finished).
-
-On a cluster (``address``), every node needs csl_ai importable (the same version, built
-for its platform): tasks carry only the config and job ids, and workers import the
-agents and the core themselves. A cluster with token authentication (what ``ray start
---head`` turns on when a token exists) is joined with its token: ``token_file``, else
-``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token`` (``use_cluster_token``).
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import os
-import re
-import signal
-import socket
 import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -71,8 +39,30 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from csl_ai.errors import OutputWriteError, path_label, short_repr
-from csl_ai.files import appending, check_output_path, replacing, write_file_atomic
+from csl_ai.errors import path_label
+from csl_ai.tournament.ray_setup import (
+    CONNECT_TIMEOUT_S,
+    DEFAULT_TOKEN_FILE,
+    TOKEN_HELP,
+    _last_line,
+    check_cluster,
+    check_reachable,
+    connect_ray,
+    package_root,
+    python_signal_handlers_kept,
+    ray_code_path,
+    token_source,
+    use_cluster_token,
+)
+from csl_ai.tournament.results import (
+    CONFIG_FILE,
+    GAMES_FILE,
+    PLOT_FILE,
+    RESULT_FILES,
+    SUMMARY_FILE,
+    TRAINING_FILE,
+    ResultsDir,
+)
 from csl_ai.tournament.runner import (
     AgentFactory,
     FinishedGame,
@@ -86,20 +76,36 @@ from csl_ai.tournament.runner import (
 )
 from csl_ai.tournament.stats import RunningStandings, Summary, summarize
 
-CONFIG_FILE: Final = "tournament.json"
-GAMES_FILE: Final = "games.jsonl"
-TRAINING_FILE: Final = "training.jsonl"
-SUMMARY_FILE: Final = "summary.json"
-PLOT_FILE: Final = "winshare.png"
-RESULT_FILES: Final = (CONFIG_FILE, GAMES_FILE, TRAINING_FILE, SUMMARY_FILE, PLOT_FILE)
-"""Every file a run reads or writes in its folder."""
-DEFAULT_TOKEN_FILE: Final = Path("~/.ray/auth_token")
-"""Where ``ray start`` and a local ``ray.init`` keep the token of their clusters."""
-TOKEN_HELP: Final = (
-    "pass --ray-token-file FILE or set RAY_AUTH_TOKEN (`ray get-auth-token` on its head prints it)"
-)
-CONNECT_TIMEOUT_S: Final = 10.0
-"""How long a cluster address may take to accept a connection."""
+__all__ = [
+    "CONFIG_FILE",
+    "CONNECT_TIMEOUT_S",
+    "DEFAULT_TOKEN_FILE",
+    "GAMES_FILE",
+    "LOCAL_CHUNK_S",
+    "MAX_AUTO_BATCH",
+    "PLOT_FILE",
+    "RAY_START_S",
+    "RESULT_FILES",
+    "SUMMARY_FILE",
+    "TOKEN_HELP",
+    "TRAINING_FILE",
+    "ResultsDir",
+    "RunOptions",
+    "check_cluster",
+    "check_reachable",
+    "connect_ray",
+    "cpus_here",
+    "package_root",
+    "python_signal_handlers_kept",
+    "ray_code_path",
+    "ray_parallelism",
+    "resume",
+    "start",
+    "token_source",
+    "use_cluster_token",
+    "where_to_play",
+]
+
 MAX_AUTO_BATCH: Final = 32
 """Largest automatic batch: a lost batch costs at most this many games of work."""
 RAY_START_S: Final = 5.0
@@ -147,230 +153,6 @@ class RunOptions:
             raise TournamentError("token_file: the token of a cluster goes with its address")
         if self.always_ray and self.workers == 0:
             raise TournamentError("always_ray: workers 0 plays without Ray, so it cannot be given with it")
-
-
-@contextmanager
-def _writing(path: Path) -> Iterator[None]:
-    """Turn an OSError while writing path (a full disk, a folder refusing writes) into an
-    OutputWriteError naming it: a failure of the run, not of its options."""
-    try:
-        yield
-    except OSError as e:
-        raise OutputWriteError(f"cannot write {path_label(path)}: {e.strerror or e}") from None
-
-
-def _complete_lines(path: Path) -> Iterator[bytes]:
-    """The file's complete lines, streamed (without their newline).
-
-    Once every line has been read, a trailing partial line (a kill mid-write) is cut off
-    the file so that later appends start on a fresh line. A reader that stops early
-    leaves the file as it was.
-    """
-    if not path.exists():
-        return
-    with open(path, "r+b") as f:
-        good = 0
-        for raw in f:
-            if not raw.endswith(b"\n"):
-                break
-            good += len(raw)
-            yield raw[:-1]
-        if good < f.seek(0, os.SEEK_END):
-            f.truncate(good)
-            f.flush()
-            os.fsync(f.fileno())
-
-
-_ROW_KEY: Final = re.compile(rb'^\{"job":(\d+),"step":(\d+),')
-"""The start of every training row as `training_rows` writes it: its (job, step) key."""
-
-
-def _row_key(raw: bytes) -> tuple[int, int] | None:
-    """A training row's (job, step), read from its start or else parsed; None if it is no row."""
-    match = _ROW_KEY.match(raw)
-    if match:
-        return int(match[1]), int(match[2])
-    try:
-        row = json.loads(raw)
-        return int(row["job"]), int(row["step"])
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
-        return None
-
-
-class ResultsDir:
-    """A tournament's directory: its config, finished games, training rows and summary."""
-
-    def __init__(self, path: str | os.PathLike[str], config: TournamentConfig) -> None:
-        self.path = Path(path)
-        self.config = config
-
-    @staticmethod
-    def check_new(path: str | os.PathLike[str]) -> None:
-        """TournamentError unless path can hold a new tournament: it is a directory (or
-        nothing yet) and holds no tournament. Cheap, so a command checks it before it
-        announces anything."""
-        p = Path(path)
-        if p.exists() and not p.is_dir():
-            raise TournamentError(f"out: {path_label(p)} is not a directory")
-        ResultsDir.check_files(p)
-        if (p / CONFIG_FILE).exists() or (p / GAMES_FILE).exists():
-            raise TournamentError(
-                f"out: {path_label(p)} already holds a tournament; "
-                f"continue it with --resume {path_label(p)}"
-            )
-
-    @staticmethod
-    def check_files(path: str | os.PathLike[str]) -> None:
-        """UnsafeOutputError if any file a run reads or writes in path is there but is not a
-        regular file: a FIFO would hang a read, and a symbolic link or a device would be
-        written through or replaced."""
-        for name in RESULT_FILES:
-            check_output_path(Path(path) / name, path_label(Path(path) / name))
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Hold the run's directory for this process while the block runs: TournamentError
-        if another run (a second --resume of the same folder) holds it, which would play
-        the same games twice into one file. The lock is on tournament.json, which is
-        written once, and goes with the process however it ends."""
-        try:
-            import fcntl
-        except ImportError:  # no advisory locks here (Windows)
-            yield
-            return
-        config_path = self.path / CONFIG_FILE
-        with _writing(config_path):
-            held = open(config_path, "rb")
-        with held:
-            try:
-                fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise TournamentError(
-                    f"out: {path_label(self.path)} is in use by another run; "
-                    "let it finish (or stop it) first"
-                ) from None
-            yield
-
-    @classmethod
-    def create(cls, path: str | os.PathLike[str], config: TournamentConfig) -> ResultsDir:
-        """Start a new tournament in path; refuses a directory that already holds one.
-        OutputWriteError if the directory or its config cannot be written."""
-        p = Path(path)
-        cls.check_new(p)
-        with _writing(p):
-            p.mkdir(parents=True, exist_ok=True)
-        config_path = p / CONFIG_FILE
-        write_file_atomic(
-            config_path, json.dumps(config.to_dict(), indent=2) + "\n", path_label(config_path)
-        )
-        return cls(p, config)
-
-    @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> ResultsDir:
-        """An existing tournament's directory, its config read from tournament.json."""
-        p = Path(path)
-        config_path = p / CONFIG_FILE
-        cls.check_files(p)
-        try:
-            text = config_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise TournamentError(f"resume: no {CONFIG_FILE} in {str(p)!r}; nothing to resume") from None
-        except OSError as e:
-            raise TournamentError(f"resume: cannot read {str(config_path)!r}: {e.strerror or e}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise TournamentError(
-                f"resume: {str(config_path)!r} is not JSON ({e.msg}, line {e.lineno})"
-            ) from None
-        try:
-            config = TournamentConfig.from_dict(data, str(config_path))
-        except TournamentError:
-            raise
-        except ValueError as e:
-            raise TournamentError(f"resume: {str(config_path)!r}: {e}") from None
-        return cls(p, config)
-
-    def load(self) -> dict[int, GameOutcome]:
-        """The finished games by job id, every line checked against the config; a job's
-        later lines are dropped from the file (see the module doc for what else is)."""
-        self.check_files(self.path)
-        path = self.path / GAMES_FILE
-        done: dict[int, GameOutcome] = {}
-        repeated: set[int] = set()
-        for lineno, raw in enumerate(_complete_lines(path), 1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                raise TournamentError(f"{where}: not a JSON line (the file is damaged)") from None
-            outcome = GameOutcome.from_json(data, self.config, where)
-            if outcome.job in done:
-                repeated.add(lineno)
-            else:
-                done[outcome.job] = outcome
-        if repeated:
-            _drop_lines(path, repeated)
-        if self.config.training_rows:
-            self._clean_training_rows(set(done))
-        return done
-
-    def _clean_training_rows(self, done: set[int]) -> None:
-        """Keep only rows of finished jobs, once each, so replayed jobs do not double them."""
-        path = self.path / TRAINING_FILE
-        seen: set[tuple[int, int]] = set()
-        drop: set[int] = set()
-        for lineno, raw in enumerate(_complete_lines(path), 1):
-            if not raw.strip():
-                drop.add(lineno)
-                continue
-            key = _row_key(raw)
-            if key is None:
-                raise TournamentError(f"{path}:{lineno}: not a training row (the file is damaged)")
-            if key[0] not in done or key in seen:
-                drop.add(lineno)
-            seen.add(key)
-        if drop:
-            _drop_lines(path, drop)
-
-    def append(self, finished: Sequence[FinishedGame]) -> None:
-        """Write a batch's training rows, then its games; each file flushed and fsynced."""
-        if not finished:
-            return
-        if self.config.training_rows:
-            rows = [row for game in finished for row in game.rows]
-            if rows:
-                self._append_lines(self.path / TRAINING_FILE, rows)
-        self._append_lines(self.path / GAMES_FILE, [game.line for game in finished])
-
-    @staticmethod
-    def _append_lines(path: Path, lines: Iterable[str]) -> None:
-        with appending(path, path_label(path)) as f:
-            f.write("".join(line + "\n" for line in lines).encode("utf-8"))
-
-    def write_summary(self, summary: Summary, complete: bool) -> None:
-        """summary.json, and for a tournament the win-share picture."""
-        data = summary.to_json()
-        data["complete"] = complete
-        data["tournament"] = self.config.to_dict()
-        summary_path = self.path / SUMMARY_FILE
-        write_file_atomic(summary_path, json.dumps(data, indent=2) + "\n", path_label(summary_path))
-        if self.config.mode == "tournament":
-            from csl_ai.tournament.plot import plot_win_share
-
-            plot_path = self.path / PLOT_FILE
-            with replacing(plot_path, path_label(plot_path)) as tmp:
-                plot_win_share(summary, tmp)
-
-
-def _drop_lines(path: Path, drop: set[int]) -> None:
-    """Rewrite path without the lines numbered in drop (from 1), atomically."""
-    with replacing(path, path_label(path)) as tmp, open(tmp, "wb") as out:
-        for lineno, raw in enumerate(_complete_lines(path), 1):
-            if lineno not in drop:
-                out.write(raw + b"\n")
 
 
 class _TournamentProgress(Progress):
@@ -544,225 +326,6 @@ def _play_batch(
     return run_batch(config, job_ids, factory)
 
 
-def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-    """Fail fast if a cluster address does not answer: Ray itself retries for ever.
-
-    "auto" and "local" are left to Ray, which fails at once when it finds no cluster.
-    """
-    if address in ("auto", "local"):
-        return
-    hostport = address.removeprefix("ray://")
-    host, colon, port = hostport.rpartition(":")
-    if not colon or not host or not port.isdigit():
-        raise TournamentError(f"address: expected auto, HOST:PORT or ray://HOST:PORT, got {address!r}")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
-            pass
-    except OSError as e:
-        reason = e.strerror or type(e).__name__
-        raise TournamentRunError(f"cannot reach the Ray cluster at {address!r}: {reason}") from None
-
-
-def _joins_by_host_port(address: str | None) -> bool:
-    """Whether address names a cluster's GCS directly (HOST:PORT), not auto, local or ray://."""
-    if not address:
-        return False
-    return address not in ("auto", "local") and not address.startswith("ray://")
-
-
-def token_source(token_file: str | None = None) -> str | None:
-    """Where Ray would read a cluster token from, in its own order (token_file first);
-    None when there is none."""
-    if token_file is not None:
-        return path_label(token_file)
-    if os.environ.get("RAY_AUTH_TOKEN"):
-        return "RAY_AUTH_TOKEN"
-    named = os.environ.get("RAY_AUTH_TOKEN_PATH")
-    if named:
-        return f"RAY_AUTH_TOKEN_PATH ({path_label(named)})"
-    default = DEFAULT_TOKEN_FILE.expanduser()
-    return path_label(default) if default.is_file() else None
-
-
-def use_cluster_token(options: RunOptions) -> None:
-    """Make this process present a token to the cluster at options.address.
-
-    Ray 2.60 clusters started with ``ray start --head`` use token authentication when a
-    token exists, and a driver joining them by HOST:PORT sends one only with
-    ``RAY_AUTH_MODE=token`` (only ``auto`` turns it on by itself). So: token_file, when
-    given, becomes the token (``RAY_AUTH_TOKEN_PATH``); and with RAY_AUTH_MODE unset, a
-    token found in Ray's usual places turns token mode on, as ``ray start`` does. A
-    cluster without authentication ignores the token. Changes this process's environment
-    (where Ray reads these settings), and only before Ray is started here.
-    """
-    if not _joins_by_host_port(options.address) and options.token_file is None:
-        return
-    if options.token_file is not None:
-        os.environ["RAY_AUTH_TOKEN_PATH"] = str(Path(options.token_file).resolve())
-        os.environ.pop("RAY_AUTH_TOKEN", None)
-        os.environ["RAY_AUTH_MODE"] = "token"
-    elif "RAY_AUTH_MODE" not in os.environ and token_source() is not None:
-        os.environ["RAY_AUTH_MODE"] = "token"
-    else:
-        return
-    try:
-        from ray._raylet import AuthenticationTokenLoader, Config
-    except ImportError:
-        return
-    Config.initialize("")
-    AuthenticationTokenLoader.instance().reset_cache()
-
-
-def _token_error(address: str, token_file: str | None) -> TournamentRunError:
-    """The one line for a cluster that refused to let us in for want of the right token."""
-    source = token_source(token_file)
-    mode = os.environ.get("RAY_AUTH_MODE", "")
-    if source is not None and mode.lower() != "token":
-        return TournamentRunError(
-            f"the Ray cluster at {address!r} asks for an authentication token, but "
-            f"RAY_AUTH_MODE={short_repr(mode, 20)} turns tokens off: unset it, or {TOKEN_HELP}"
-        )
-    if source is None:
-        return TournamentRunError(
-            f"the Ray cluster at {address!r} asks for an authentication token and none was "
-            f"found: {TOKEN_HELP}"
-        )
-    return TournamentRunError(
-        f"the Ray cluster at {address!r} refused the authentication token from {source}: "
-        f"{TOKEN_HELP}"
-    )
-
-
-@contextmanager
-def _native_stderr_silenced() -> Iterator[None]:
-    """Ray's native client logs every failed attempt on file descriptor 2; a probe's
-    failure is reported as one line instead."""
-    saved: int | None
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        saved = None
-    if saved is None:
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def check_cluster(options: RunOptions) -> None:
-    """Fail fast, before a run is announced or its folder made, if the cluster at
-    options.address cannot be joined: nothing answers at its port, or (HOST:PORT) its
-    GCS asks for a token that this process lacks or that it refuses. One request to the
-    GCS, which answers at once, where ``ray.init`` would retry for tens of seconds."""
-    address = options.address
-    if not address or options.workers == 0:
-        return
-    check_reachable(address)
-    if not _joins_by_host_port(address):
-        return
-    import ray
-
-    if ray.is_initialized():
-        return
-    use_cluster_token(options)
-    try:
-        from ray._raylet import GcsClient
-        from ray.exceptions import AuthenticationError, RayError
-    except ImportError:
-        return
-    try:
-        with _native_stderr_silenced():
-            GcsClient(address=address)
-    except AuthenticationError:
-        raise _token_error(address, options.token_file) from None
-    except (RayError, ConnectionError, TimeoutError, RuntimeError, OSError) as e:
-        raise TournamentRunError(f"cannot reach the Ray cluster at {address!r}: {_last_line(e)}") from None
-
-
-def package_root() -> Path:
-    """The folder that holds the csl_ai this process imported (site-packages, or the
-    repository for an editable install)."""
-    import csl_ai
-
-    return Path(csl_ai.__file__).resolve().parent.parent
-
-
-@contextmanager
-def ray_code_path() -> Iterator[None]:
-    """Run ``ray.init`` from the folder of the imported csl_ai.
-
-    Ray puts the driver's working folder first on every worker's ``sys.path``. Started
-    from a source checkout, workers would import its uncompiled csl_ai instead of the
-    installed one; started from the package's own folder, they import what the driver did.
-    """
-    before = os.getcwd()
-    os.chdir(package_root())
-    try:
-        yield
-    finally:
-        os.chdir(before)
-
-
-@contextmanager
-def python_signal_handlers_kept() -> Iterator[None]:
-    """Put back, after the block, the main thread's handlers of INT, TERM and HUP.
-
-    ray.init installs its own for the driver (a crash report for SIGTERM, and exit 1):
-    the command line's handlers stop a run with one line, the finished games kept and
-    the exit status of the signal.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    names = ("SIGINT", "SIGTERM", "SIGHUP")
-    kept = {s: signal.getsignal(s) for s in (getattr(signal, n) for n in names if hasattr(signal, n))}
-    try:
-        yield
-    finally:
-        for signum, handler in kept.items():
-            if handler is not None:
-                signal.signal(signum, handler)
-
-
-def connect_ray(options: RunOptions) -> bool:
-    """Start or join Ray as the options say, with the cluster's token when it has one
-    (``use_cluster_token``); True if this call started it (and must shut it down)."""
-    import ray
-    from ray.exceptions import AuthenticationError
-
-    if ray.is_initialized():
-        return False
-    use_cluster_token(options)
-    quiet: dict[str, Any] = {
-        "include_dashboard": False,
-        "logging_level": logging.ERROR,
-        "log_to_driver": False,
-    }
-    try:
-        with ray_code_path(), python_signal_handlers_kept():
-            if options.address:
-                ray.init(address=options.address, **quiet)
-            else:
-                ray.init(
-                    num_cpus=options.workers,
-                    _system_config={"worker_niceness": options.worker_niceness},
-                    **quiet,
-                )
-    except AuthenticationError:
-        raise _token_error(options.address or "", options.token_file) from None
-    except (ConnectionError, TimeoutError, RuntimeError, ValueError, OSError) as e:
-        where = f"the Ray cluster at {options.address!r}" if options.address else "a local Ray instance"
-        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise TournamentRunError(f"cannot start or reach {where}: {first_line}") from None
-    return True
-
-
 def _drive_ray(
     config: TournamentConfig,
     todo: Sequence[int],
@@ -838,12 +401,6 @@ def _one_at_a_time(options: RunOptions) -> str:
     if options.workers == 1:
         return "--workers 1 plays one game at a time"
     return "this machine has one CPU, so games are played one at a time either way"
-
-
-def _last_line(error: BaseException) -> str:
-    """The last line of an error's text: Ray puts the original message after its traceback."""
-    text = str(error).strip()
-    return text.splitlines()[-1] if text else type(error).__name__
 
 
 def start(
