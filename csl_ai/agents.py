@@ -26,16 +26,11 @@ from dataclasses import replace
 from typing import Final, Protocol, runtime_checkable
 
 from csl_ai.errors import CslError, IllegalMoveError
+from csl_ai.evaluation import DEFAULT_PARAMS, HeuristicParams
 from csl_ai.game import Game, Observation, Phase
-from csl_ai.heuristic import (
-    DEFAULT_PARAMS,
-    HeuristicAgent,
-    HeuristicParams,
-    _cards,
-    _mask,
-    no_decision,
-)
+from csl_ai.heuristic import HeuristicAgent, no_decision
 from csl_ai.moves import Allocate, Declare, Move, Play
+from csl_ai.notation import cards_of
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
 from csl_ai.seeds import decision_seed
@@ -128,12 +123,12 @@ class RandomAgent:
     def act(self, obs: Observation) -> Move:
         phase = obs.phase
         if phase is Phase.ALLOCATE and obs.allocation is None:
-            cards = _cards(obs.hand)
+            cards = cards_of(obs.hand)
             self._rng.shuffle(cards)
             piles = []
             start = 0
             for size in obs.rules.spec.group_sizes:
-                piles.append(_mask(cards[start : start + size]))
+                piles.append(sum([1 << card for card in cards[start : start + size]]))
                 start += size
             return Allocate.trusted(tuple(piles))
         decided = (phase is Phase.ALLOCATE) or (

@@ -2,7 +2,7 @@
 was not tuned on.
 
 Each bot is a `HeuristicAgent` that changes only the decision that defines its style, so
-the hand evaluation has one home (`csl_ai.heuristic`):
+the hand evaluation has one home (`csl_ai.evaluation`):
 
 - ``zoo:cautious``: bets good weather only on a very weak hand, ducks sky cards of little
   worth, and sheds its highest losing card whenever it does not want a trick;
@@ -27,20 +27,15 @@ from typing import ClassVar, Final
 
 import numpy as np
 
-from csl_ai.heuristic import (
+from csl_ai.evaluation import (
     DEFAULT_PARAMS,
-    HeuristicAgent,
     HeuristicParams,
-    _beats,
-    _cards,
-    _colour,
-    _key,
-    _kind_table,
-    _split_table,
-    _Table,
-    _trick_best,
+    SeatTable,
+    kind_points_table,
+    split_table,
 )
-from csl_ai.notation import BLUE
+from csl_ai.heuristic import HeuristicAgent, beats, strength_key, trick_best
+from csl_ai.notation import BLUE, card_colour, cards_of
 from csl_ai.rules import Kind, SkyCard
 
 
@@ -57,16 +52,16 @@ class _TrickNow:
     """Sky cards of the same group still to be played for after this one."""
 
 
-def _trick_now(table: _Table) -> _TrickNow:
+def _trick_now(table: SeatTable) -> _TrickNow:
     obs = table.obs
     core = table.view.core
     current = obs.current
     trick = current.tricks[-1] if current.tricks and not current.tricks[-1].complete else None
     plays = [card for _, card in trick.plays] if trick is not None else []
-    best = _trick_best(plays)
-    led = _colour(plays[0]) if plays else -1
-    legal = _cards(core.legal_plays())
-    winners = [c for c in legal if best is None or _beats(c, best, led)]
+    best = trick_best(plays)
+    led = card_colour(plays[0]) if plays else -1
+    legal = cards_of(core.legal_plays())
+    winners = [c for c in legal if best is None or beats(c, best, led)]
     end = sum(obs.rules.spec.group_sizes[: core.group + 1])
     pos = core.line_pos
     return _TrickNow(
@@ -94,13 +89,13 @@ class CautiousAgent(HeuristicAgent):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed, CAUTIOUS_PARAMS)
 
-    def _won_value(self, table: _Table, sky: int) -> float:
-        return super()._won_value(table, sky) - self.little_worth
+    def won_value(self, table: SeatTable, sky: int) -> float:
+        return super().won_value(table, sky) - self.little_worth
 
-    def _play(self, table: _Table) -> int:
+    def _play(self, table: SeatTable) -> int:
         trick = _trick_now(table)
-        if trick.losers and self._won_value(table, trick.sky) <= 0:
-            return max(trick.losers, key=_key)
+        if trick.losers and self.won_value(table, trick.sky) <= 0:
+            return max(trick.losers, key=strength_key)
         return super()._play(table)
 
 
@@ -116,7 +111,7 @@ class KindCraving:
 @cache
 def _peak_count(kind: Kind, side: int) -> int:
     """The most elements of a spider or leopard side that still score its top points."""
-    table = _kind_table(kind, side)
+    table = kind_points_table(kind, side)
     return max(n for n, points in enumerate(table) if points == max(table))
 
 
@@ -133,7 +128,7 @@ class _HunterAgent(HeuristicAgent):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed, self.hunt_params)
 
-    def _craves(self, table: _Table, card: SkyCard) -> bool:
+    def _craves(self, table: SeatTable, card: SkyCard) -> bool:
         if card.kind not in self.cravings:
             return False
         have = table.elems[table.obs.seat][card.kind]
@@ -143,24 +138,24 @@ class _HunterAgent(HeuristicAgent):
             return have + card.count <= _peak_count(card.kind, table.sides[card.kind])
         return True
 
-    def _sky_value(self, table: _Table, sky: int) -> float:
-        value = super()._sky_value(table, sky)
+    def sky_value(self, table: SeatTable, sky: int) -> float:
+        value = super().sky_value(table, sky)
         card = table.obs.rules.game_deck.cards[sky]
         if not self._craves(table, card):
             return value
         craving = self.cravings[card.kind]
         return craving.scale * max(value, 0.0) + craving.bonus * card.count
 
-    def _play(self, table: _Table) -> int:
+    def _play(self, table: SeatTable) -> int:
         trick = _trick_now(table)
         card = table.obs.rules.game_deck.cards[trick.sky]
         if (
             trick.winners
             and card.kind in self.fights_for
             and self._craves(table, card)
-            and self._won_value(table, trick.sky) > 0
+            and self.won_value(table, trick.sky) > 0
         ):
-            return max(trick.winners, key=_key)
+            return max(trick.winners, key=strength_key)
         return super()._play(table)
 
 
@@ -204,28 +199,26 @@ class TrumpHoarderAgent(HeuristicAgent):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed, DEFAULT_PARAMS)
 
-    def _split_values(self, table: _Table) -> tuple[np.ndarray, np.ndarray]:
-        worth, weather = super()._split_values(table)
-        values = self._group_values(table)
+    def split_values(self, table: SeatTable) -> tuple[np.ndarray, np.ndarray]:
+        worth, weather = super().split_values(table)
+        values = self.group_values(table)
         focus = max(range(len(values)), key=lambda g: sum(max(v, 0.0) for v in values[g]))
         size = table.obs.rules.spec.group_sizes[focus]
-        hand = _cards(table.obs.hand)
-        splits, combos = _split_table(table.obs.rules.spec.group_sizes)
-        blues = np.array(
-            [sum(1 for i in combo if _colour(hand[i]) == BLUE) for combo in combos[size]]
-        )
+        blue = [card_colour(card) == BLUE for card in cards_of(table.obs.hand)]
+        splits, combos = split_table(table.obs.rules.spec.group_sizes)
+        blues = np.array([sum(1 for i in combo if blue[i]) for combo in combos[size]])
         return worth + self.focus_bonus * blues[splits[:, focus]], weather
 
-    def _play(self, table: _Table) -> int:
+    def _play(self, table: SeatTable) -> int:
         choice = super()._play(table)
-        if _colour(choice) != BLUE:
+        if card_colour(choice) != BLUE:
             return choice
         trick = _trick_now(table)
-        sides = [c for c in trick.legal if _colour(c) != BLUE]
+        sides = [c for c in trick.legal if card_colour(c) != BLUE]
         if not sides:
             return choice
-        value = self._won_value(table, trick.sky)
-        later = max((self._won_value(table, sky) for sky in trick.later_in_group), default=0.0)
+        value = self.won_value(table, trick.sky)
+        later = max((self.won_value(table, sky) for sky in trick.later_in_group), default=0.0)
         if value >= self.spend_at and value >= later:
             return choice
         return _side_card(sides, trick, wanted=value > 0)
@@ -237,10 +230,10 @@ def _side_card(sides: Sequence[int], trick: _TrickNow, *, wanted: bool) -> int:
     winners = [c for c in sides if c in trick.winners]
     losers = [c for c in sides if c not in trick.winners]
     if wanted and winners:
-        return min(winners, key=_key)
+        return min(winners, key=strength_key)
     if not wanted and losers:
-        return max(losers, key=_key)
-    return min(sides, key=_key)
+        return max(losers, key=strength_key)
+    return min(sides, key=strength_key)
 
 
 BETTOR_PARAMS: Final = replace(DEFAULT_PARAMS, weather_margin=-6.0)

@@ -63,7 +63,7 @@ mixture_init_masks()
 cdef double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, const double* win,
                                const int* colour, int m) noexcept nogil:
     """The heuristic agent's worth of the pile of hand positions m for group g
-    (HeuristicAgent._pile_scores): its expected tricks, a bonus per blue where a side
+    (csl_ai.evaluation.HandEvaluator.pile_scores): its expected tricks, a bonus per blue where a side
     colour is missing, capped at the group's size, times the group's sky worths, the best
     ones and an average one blended."""
     cdef double expected = 0.0, capped, top = 0.0, total = 0.0, share

@@ -2,7 +2,7 @@
 it replaced.
 
 `_SlowHeuristic` keeps a verbatim copy of the methods as they were before the
-allocation was vectorised (per-pile `_pile_scores` for every pile of every group, the
+allocation was vectorised (per-pile `pile_scores` for every pile of every group, the
 tables built afresh for each sky card); each agent class is compared with the same class
 over that copy, at random positions of 2..5 players with random sides and star options,
 and over whole seeded games. `GOLDEN_MOVES` pins every move of fixed seeded games to the
@@ -24,21 +24,10 @@ from gamegen import random_rules, step
 from csl_ai import _core
 from csl_ai.agents import play_game
 from csl_ai.game import Game, Observation, Phase
-from csl_ai.heuristic import (
-    _STRENGTH,
-    HeuristicAgent,
-    _cards,
-    _colour,
-    _expected_points,
-    _key,
-    _kind_table,
-    _mask,
-    _split_table,
-    _Table,
-    no_decision,
-)
+from csl_ai.evaluation import SeatTable, expected_points, kind_points_table, split_table
+from csl_ai.heuristic import _STRENGTH, HeuristicAgent, no_decision, strength_key
 from csl_ai.moves import Allocate, Move, Play
-from csl_ai.notation import BLUE, MAX_RANK, N_RAIN
+from csl_ai.notation import BLUE, MAX_RANK, N_RAIN, card_colour, cards_of, mask_of
 from csl_ai.rules import Kind, RulesConfig, Side, StarOption
 from csl_ai.zoo import ZOO_AGENTS
 
@@ -49,7 +38,7 @@ AGENT_CLASSES: tuple[type[HeuristicAgent], ...] = (HeuristicAgent, *ZOO_AGENTS.v
 class _SlowHeuristic(HeuristicAgent):
     """The evaluation as it was before it was made fast, copied unchanged."""
 
-    def _table(self, obs: Observation) -> _Table:
+    def table(self, obs: Observation) -> SeatTable:
         view = obs.public_view()
         core = view.core
         n = obs.players
@@ -77,7 +66,7 @@ class _SlowHeuristic(HeuristicAgent):
         for sky in rest:
             unclaimed[deck[sky].kind] += deck[sky].count
         sides = tuple(0 if side is Side.A else 1 for side in obs.rules.sides)
-        return _Table(
+        return SeatTable(
             obs=obs,
             view=view,
             elems=elems,
@@ -90,7 +79,7 @@ class _SlowHeuristic(HeuristicAgent):
             star_twice=obs.rules.star_option is StarOption.TWICE,
         )
 
-    def _relative(self, table: _Table, elems: list[list[int]]) -> float:
+    def _relative(self, table: SeatTable, elems: list[list[int]]) -> float:
         n = len(elems)
         rows, _, _ = _core.score_tallies(
             n,
@@ -106,7 +95,7 @@ class _SlowHeuristic(HeuristicAgent):
         others = sum(float(sum(rows[s][:4])) for s in range(n) if s != seat) / (n - 1)
         return mine - others
 
-    def _sky_value(self, table: _Table, sky: int) -> float:
+    def sky_value(self, table: SeatTable, sky: int) -> float:
         cached = table.values.get(sky)
         if cached is not None:
             return cached
@@ -114,24 +103,24 @@ class _SlowHeuristic(HeuristicAgent):
         card = table.obs.rules.game_deck.cards[sky]
         seat = table.obs.seat
         if card.kind is Kind.STAR:
-            value = self._star_value(table)
+            value = self.star_value(table)
         elif card.kind is Kind.CANDY:
             after = [list(e) for e in table.elems]
             after[seat][card.kind] += card.count
             value = self._relative(table, after) - self._relative(table, table.elems)
             value = max(value, 0.0) + p.candy_bonus + p.candy_future * table.future
         else:
-            tab = _kind_table(card.kind, table.sides[card.kind])
+            tab = kind_points_table(card.kind, table.sides[card.kind])
             have = table.elems[seat][card.kind]
             left = max(0, table.unclaimed_elements[card.kind] - card.count)
             q = min(1.0, p.future_share / table.obs.players)
-            value = _expected_points(tab, have + card.count, left, q) - _expected_points(
+            value = expected_points(tab, have + card.count, left, q) - expected_points(
                 tab, have, left, q
             )
         table.values[sky] = value
         return value
 
-    def _star_value(self, table: _Table) -> float:
+    def star_value(self, table: SeatTable) -> float:
         p = self.params
         seat = table.obs.seat
         side_b = table.sides[Kind.STAR] == 1
@@ -142,7 +131,7 @@ class _SlowHeuristic(HeuristicAgent):
         def worth_of_three(s: int) -> float:
             if side_b:
                 return p.star_b_win
-            base = max(float(self._kind_points(table, s)), p.star_a_floor)
+            base = max(float(self.kind_points(table, s)), p.star_a_floor)
             return 2 * base if table.star_twice else base
 
         def chance(have: int, left: int) -> float:
@@ -164,28 +153,28 @@ class _SlowHeuristic(HeuristicAgent):
                 value += worth_of_three(s) * chance(theirs, rest) / (1 if side_b else 2)
         return value
 
-    def _kind_points(self, table: _Table, seat: int) -> int:
+    def kind_points(self, table: SeatTable, seat: int) -> int:
         n = table.obs.players
         rows, _, _ = _core.score_tallies(
             n, table.sides, 0, [tuple(e) for e in table.elems], [0] * n, [0] * n, [0] * n
         )
         return sum(rows[seat][:3])
 
-    def _card_powers(self, table: _Table) -> dict[int, float]:
+    def card_powers(self, table: SeatTable) -> dict[int, float]:
         p = self.params
         hand = table.obs.hand
         others = table.obs.rules.spec.rain_cards & ~hand
         win: dict[int, float] = {}
         i = table.obs.players - 2
-        for card in _cards(hand):
+        for card in cards_of(hand):
             hi = _slow_higher_same(card, others)
-            if _colour(card) == BLUE:
+            if card_colour(card) == BLUE:
                 win[card] = p.blue_decay[i] ** hi
             else:
                 win[card] = p.side_top[i] * p.side_decay[i] ** hi
         return win
 
-    def _group_values(self, table: _Table) -> list[list[float]]:
+    def group_values(self, table: SeatTable) -> list[list[float]]:
         spec = table.obs.rules.spec
         line = table.obs.current.line
         out = []
@@ -193,19 +182,19 @@ class _SlowHeuristic(HeuristicAgent):
         for size in spec.group_sizes:
             out.append(
                 sorted(
-                    (self._sky_value(table, sky) for sky in line[start : start + size]),
+                    (self.sky_value(table, sky) for sky in line[start : start + size]),
                     reverse=True,
                 )
             )
             start += size
         return out
 
-    def _pile_scores(
+    def pile_scores(
         self, values: Sequence[float], cards: Sequence[int], win: Mapping[int, float]
     ) -> tuple[float, float, float]:
         p = self.params
-        colours = {_colour(c) for c in cards}
-        blues = sum(1 for c in cards if _colour(c) == BLUE)
+        colours = {card_colour(c) for c in cards}
+        blues = sum(1 for c in cards if card_colour(c) == BLUE)
         lacks_side = not ({1, 2} <= colours)
         expected = sum(win[c] for c in cards) + (p.trump_synergy * blues if lacks_side else 0.0)
         expected = min(expected, float(len(values)))
@@ -218,30 +207,30 @@ class _SlowHeuristic(HeuristicAgent):
         risk = -sum(math.log(1 - d) for d in dangers)
         return worth, risk, sum(dangers)
 
-    def _split_values(self, table: _Table) -> tuple[np.ndarray, np.ndarray]:
-        win = self._card_powers(table)
+    def split_values(self, table: SeatTable) -> tuple[np.ndarray, np.ndarray]:
+        win = self.card_powers(table)
         sizes = table.obs.rules.spec.group_sizes
-        hand = _cards(table.obs.hand)
-        values = self._group_values(table)
-        splits, combos = _split_table(sizes)
+        hand = cards_of(table.obs.hand)
+        values = self.group_values(table)
+        splits, combos = split_table(sizes)
         worth = np.zeros(len(splits))
         risk = np.zeros(len(splits))
         tricks = np.zeros(len(splits))
         for g, size in enumerate(sizes):
             scores = np.array(
                 [
-                    self._pile_scores(values[g], [hand[i] for i in combo], win)
+                    self.pile_scores(values[g], [hand[i] for i in combo], win)
                     for combo in combos[size]
                 ]
             )
             worth += scores[splits[:, g], 0]
             risk += scores[splits[:, g], 1]
             tricks += scores[splits[:, g], 2]
-        return worth, self._weather_worth(risk, tricks)
+        return worth, self.weather_worth(risk, tricks)
 
-    def _allocate(self, table: _Table) -> tuple[tuple[int, ...], bool]:
+    def _allocate(self, table: SeatTable) -> tuple[tuple[int, ...], bool]:
         p = self.params
-        worth, weather = self._split_values(table)
+        worth, weather = self.split_values(table)
         noise = np.random.default_rng(self._rng.getrandbits(64)).random(len(worth)) * 1e-6
         normal = int(np.argmax(worth + noise))
         safe = int(np.argmax(weather + noise))
@@ -254,24 +243,24 @@ class _SlowHeuristic(HeuristicAgent):
     def allocation_values(self, obs: Observation) -> dict[tuple[int, ...], float]:
         if obs.phase is not Phase.ALLOCATE or obs.allocation is not None:
             raise no_decision(self.name, obs)
-        worth, weather = self._split_values(self._table(obs))
+        worth, weather = self.split_values(self.table(obs))
         best = np.maximum(worth, weather).tolist()
         splits, masks = _slow_pile_masks(obs)
         columns = [masks[g][splits[:, g]].tolist() for g in range(len(masks))]
         return {tuple(piles): v for *piles, v in zip(*columns, best, strict=True)}
 
-    def _weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
+    def weather_worth(self, risk: np.ndarray, tricks: np.ndarray) -> np.ndarray:
         p = self.params
         clean = np.exp(-p.weather_risk_scale * risk)
         return p.weather_points * clean - p.face_down_points * tricks
 
-    def _plan_values(self, table: _Table, piles: Sequence[int]) -> tuple[float, float]:
-        win = self._card_powers(table)
-        values = self._group_values(table)
+    def plan_values(self, table: SeatTable, piles: Sequence[int]) -> tuple[float, float]:
+        win = self.card_powers(table)
+        values = self.group_values(table)
         totals = np.zeros(3)
         for g, pile in enumerate(piles):
-            totals += self._pile_scores(values[g], _cards(pile), win)
-        weather = self._weather_worth(totals[1:2], totals[2:3])
+            totals += self.pile_scores(values[g], cards_of(pile), win)
+        weather = self.weather_worth(totals[1:2], totals[2:3])
         return float(totals[0]), float(weather[0])
 
 
@@ -279,17 +268,17 @@ _COLOUR_MASK = tuple(((1 << MAX_RANK) - 1) << (MAX_RANK * c) for c in range(3))
 
 
 def _slow_higher_same(card: int, pool: int) -> int:
-    colour_mask = _COLOUR_MASK[_colour(card)]
+    colour_mask = _COLOUR_MASK[card_colour(card)]
     above = colour_mask & ~((1 << (card + 1)) - 1)
     return (pool & above).bit_count()
 
 
 def _slow_pile_masks(obs: Observation) -> tuple[np.ndarray, list[np.ndarray]]:
     sizes = obs.rules.spec.group_sizes
-    hand = _cards(obs.hand)
-    splits, combos = _split_table(sizes)
+    hand = cards_of(obs.hand)
+    splits, combos = split_table(sizes)
     masks = [
-        np.array([_mask([hand[i] for i in combo]) for combo in combos[size]], dtype=np.int64)
+        np.array([mask_of([hand[i] for i in combo]) for combo in combos[size]], dtype=np.int64)
         for size in sizes
     ]
     return splits, masks
@@ -325,6 +314,8 @@ def test_each_reference_is_its_class_over_the_slow_code() -> None:
     for cls, ref in REFERENCE.items():
         assert issubclass(ref, cls) and issubclass(ref, _SlowHeuristic)
         assert ref.__mro__.index(_SlowHeuristic) == ref.__mro__.index(HeuristicAgent) - 1
+    slow_methods = {name for name, value in vars(_SlowHeuristic).items() if callable(value)}
+    assert {name for name in slow_methods if not hasattr(HeuristicAgent, name)} == {"_relative"}
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -351,18 +342,18 @@ def test_every_decision_and_split_value_equals_the_slow_one(players: int) -> Non
         for cls in AGENT_CLASSES:
             fast, slow = cls(seed), REFERENCE[cls](seed)
             if phase is Phase.ALLOCATE and obs.allocation is None:
-                fw, fx = fast._split_values(fast._table(obs))
-                sw, sx = slow._split_values(slow._table(obs))
+                fw, fx = fast.split_values(fast.table(obs))
+                sw, sx = slow.split_values(slow.table(obs))
                 np.testing.assert_allclose(fw, sw, rtol=0, atol=1e-9)
                 np.testing.assert_allclose(fx, sx, rtol=0, atol=1e-9)
             if phase is Phase.WEATHER and obs.allocation is not None:
-                f = fast._plan_values(fast._table(obs), obs.allocation)
-                s = slow._plan_values(slow._table(obs), obs.allocation)
+                f = fast.plan_values(fast.table(obs), obs.allocation)
+                s = slow.plan_values(slow.table(obs), obs.allocation)
                 assert f == pytest.approx(s, rel=0, abs=1e-9)
             if phase is Phase.PLAY and obs.to_move == obs.seat:
-                ft, st = fast._table(obs), slow._table(obs)
+                ft, st = fast.table(obs), slow.table(obs)
                 for sky in obs.current.line:
-                    assert abs(fast._won_value(ft, sky) - slow._won_value(st, sky)) <= 1e-9
+                    assert abs(fast.won_value(ft, sky) - slow.won_value(st, sky)) <= 1e-9
             assert fast.act(obs) == slow.act(obs), (cls.name, obs.phase)
     assert counts[Phase.ALLOCATE] and counts[Phase.WEATHER] and counts[Phase.PLAY]
 
@@ -445,5 +436,5 @@ def test_seeded_games_are_move_for_move_the_recorded_ones(players: int) -> None:
 def test_strength_orders_cards_as_key() -> None:
     for a in range(N_RAIN):
         for b in range(N_RAIN):
-            assert (_STRENGTH[a] < _STRENGTH[b]) == (_key(a) < _key(b))
-            assert (_STRENGTH[a] == _STRENGTH[b]) == (_key(a) == _key(b))
+            assert (_STRENGTH[a] < _STRENGTH[b]) == (strength_key(a) < strength_key(b))
+            assert (_STRENGTH[a] == _STRENGTH[b]) == (strength_key(a) == strength_key(b))

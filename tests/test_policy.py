@@ -14,7 +14,7 @@ from csl_ai import _core
 from csl_ai.agents import make_agent
 from csl_ai.cli import app
 from csl_ai.game import Game, Phase
-from csl_ai.heuristic import _beats, _trick_best
+from csl_ai.heuristic import beats, trick_best
 from csl_ai.notation import card_colour
 from csl_ai.policy import (
     CARD_FEATURES,
@@ -64,10 +64,10 @@ def test_features_describe_each_legal_card_and_the_rules_choice() -> None:
             assert all(r[wins] == 0 for r in rows), "a lead beats nothing yet"
         else:
             played = [card for _seat, card in trick.plays]
-            best = _trick_best(played)
+            best = trick_best(played)
             assert best is not None
             for card, row in zip(cards, rows, strict=True):
-                assert row[wins] == float(_beats(card, best, card_colour(played[0])))
+                assert row[wins] == float(beats(card, best, card_colour(played[0])))
         seen += 1
     assert seen > 50
 

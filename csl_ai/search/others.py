@@ -20,7 +20,7 @@ import numpy as np
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief, exactness_by_seat, opponent_beliefs, randomness_by_seat
 from csl_ai.game import Observation, RoundLog, played_from_piles
-from csl_ai.heuristic import HeuristicAgent
+from csl_ai.evaluation import DEFAULT_PARAMS, HandEvaluator
 from csl_ai.moves import Allocate
 from csl_ai.search.config import SearchConfig, policy_settings
 from csl_ai.search.core import heuristic_move, round_plays
@@ -100,7 +100,7 @@ def _set_split_mixture(
     the heuristic's worths of the round's groups to that seat and the shares of the
     mixture's parts after its belief's random chance."""
     i = obs.players - 2
-    p = HeuristicAgent().params
+    p = DEFAULT_PARAMS
     engine.set_split_mixture(
         config.split_worth_beta[i], config.fitted.split_weights[i], p.blue_decay[i], p.side_top[i], p.side_decay[i],
         p.trump_synergy, p.top_k_share,
@@ -117,18 +117,16 @@ def _set_split_mixture(
 
 
 def _group_worths(obs: Observation, seat: int) -> list[list[float]]:
-    """The heuristic agent's worth to seat of each group's sky cards this round, best
-    first, negative ones ducked as it plans (HeuristicAgent._pile_scores)."""
+    """The hand evaluation's worth to seat of each group's sky cards this round, best
+    first, negative ones ducked as it plans (csl_ai.evaluation.HandEvaluator.pile_scores)."""
     view = obs.public_view()
     key = ("worths", obs.rules, seat, tuple(obs.current.line), tuple(map(tuple, view.core.elements)),
            tuple(view.unseen_sky), len(obs.rounds))
 
     def compute() -> list[list[float]]:
-        agent = HeuristicAgent()
-        duck = agent.params.duck_share
+        evaluator = HandEvaluator()
         hand = obs.current.hands[obs.seat]  # any hand: the worths read only the public tallies
-        table = agent._table(_round_start(obs, len(obs.rounds) - 1, seat, hand))
-        return [[v if v > 0 else duck * v for v in group] for group in agent._group_values(table)]
+        return evaluator.ducked_group_values(evaluator.table(_round_start(obs, len(obs.rounds) - 1, seat, hand)))
 
     return _remembered(_PLANS, key, compute)
 
@@ -313,5 +311,5 @@ def _split_plans(
     key = (obs.rules, seat, hand, tuple(current.line), current.first_player,
            tuple(map(tuple, view.core.elements)), tuple(view.unseen_sky), len(obs.rounds))
     return _remembered(
-        _PLANS, key, lambda: HeuristicAgent().allocation_plans(_round_start(obs, len(obs.rounds) - 1, seat, hand))
+        _PLANS, key, lambda: HandEvaluator().allocation_plans(_round_start(obs, len(obs.rounds) - 1, seat, hand))
     )

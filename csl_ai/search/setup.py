@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief
 from csl_ai.game import Observation
-from csl_ai.heuristic import HeuristicAgent
+from csl_ai.evaluation import HandEvaluator
 from csl_ai.policy import CardPolicy
 from csl_ai.search.config import SearchConfig
 from csl_ai.search.core import core_engine
@@ -42,11 +42,11 @@ def _shipped_weights() -> tuple[float, ...]:
 
 
 def order_allocations(engine: _core.SearchEngine, obs: Observation) -> None:
-    """Put the allocation candidates in the prior order: the heuristic agent's order (best
+    """Put the allocation candidates in the prior order: the hand evaluation's order (best
     split first, ties in the engine's own order) taken in turn with the engine's own (the
     playout rules' quick score), each split at its first appearance. The two scores are
     right about different splits: the heuristic's worths assume sensible opponents."""
-    values = HeuristicAgent().allocation_values(obs)
+    values = HandEvaluator().allocation_values(obs)
     worth = [values[tuple(piles)] for piles in engine.candidates if isinstance(piles, tuple)]
     by_worth = sorted(range(len(worth)), key=lambda i: (-worth[i], i))
     engine.set_order(list(dict.fromkeys(i for pair in zip(by_worth, range(len(worth))) for i in pair)))
