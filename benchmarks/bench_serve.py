@@ -71,7 +71,9 @@ def play_one(base: str, seed: int, players: int, level: str, tally: Tally) -> No
     auto: list[float] = []
     finished = False
     try:
-        with httpx.Client(base_url=base, timeout=120) as client:
+        # As the page does: every POST says it sends JSON (the server refuses others).
+        headers = {"Content-Type": "application/json"}
+        with httpx.Client(base_url=base, timeout=120, headers=headers) as client:
             r = client.post(
                 "/api/games", json={"players": players, "humans": [0], "ai": level, "seed": seed}
             )

@@ -46,6 +46,8 @@ _WEATHER_WORDS: Final = {
     "n": False,
     "false": False,
 }
+WEATHER_CHOICES: Final = "answer yes (bet on good weather) or no; y, n, true and false work too"
+"""What a weather declaration may be, as error messages say it."""
 
 
 def _is_int(value: object) -> bool:
@@ -191,6 +193,26 @@ def parse_piles(text: str, group_sizes: Sequence[int] | None = None) -> tuple[in
     return tuple(piles)
 
 
+def split_difference(piles: Sequence[int], hand: int, hand_name: str = "your hand") -> str:
+    """What keeps piles from being a split of hand, naming the cards: ``B9 is not in your
+    hand, B4 is left out`` (stray cards first, then the hand's cards no pile holds, then
+    a card given twice); ``""`` when the piles do split the hand."""
+    union = twice = 0
+    for pile in piles:
+        twice |= union & pile
+        union |= pile
+    parts = []
+    for mask, what in (
+        (union & ~hand, f"not in {hand_name}"),
+        (hand & ~union, "left out"),
+        (twice, "in two piles"),
+    ):
+        if mask:
+            verb = "is" if mask.bit_count() == 1 else "are"
+            parts.append(f"{format_cards(mask)} {verb} {what}")
+    return ", ".join(parts)
+
+
 def format_piles(piles: Sequence[int]) -> str:
     """Canonical text of piles: each pile ascending, ``" | "`` between piles."""
     if not piles:
@@ -234,7 +256,7 @@ def parse_weather(text: str) -> bool:
     """A good weather declaration: yes/y/true or no/n/false, any case."""
     value = _WEATHER_WORDS.get(text.strip().lower()) if isinstance(text, str) else None
     if value is None:
-        raise NotationError(f"bad weather declaration {text!r}: expected 'yes' or 'no'")
+        raise NotationError(f"bad weather declaration {text!r}: {WEATHER_CHOICES}")
     return value
 
 

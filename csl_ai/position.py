@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import operator
 import os
+import shlex
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -37,7 +38,8 @@ from csl_ai.jsonio import (
     read_tricks,
     round_to_json,
 )
-from csl_ai.notation import MAX_RANK, N_COLOURS, format_cards, format_piles
+from csl_ai.notation import MAX_RANK, N_COLOURS, format_cards, format_piles, split_difference
+from csl_ai.records import RECORD_FORMAT
 
 POSITION_FORMAT: Final = "csl-position"
 POSITION_VERSION: Final = 1
@@ -80,6 +82,8 @@ def position_from_dict(data: object) -> Observation:
     Raises InvalidPositionError naming the first bad field by its JSON path.
     """
     err = InvalidPositionError
+    if is_game_record(data):
+        raise err(f"this is a game record (format {RECORD_FORMAT!r}), not a position")
     top = check_object(data, "", err, _POSITION_FIELDS, ["pending"])
     check_header(top, POSITION_FORMAT, POSITION_VERSION, err)
     rules = read_rules(top["rules"], err)
@@ -133,7 +137,8 @@ def position_from_dict(data: object) -> Observation:
             union |= pile
         if union != hand:
             raise err(
-                f"piles: {format_piles(piles)!r} is not a split of the hand {format_cards(hand)!r}"
+                f"piles: {format_piles(piles)!r} is not a split of the hand {format_cards(hand)!r}: "
+                f"{split_difference(piles, hand, 'the hand')}"
             )
     elif current.tricks or any(d is not None for d in current.declarations):
         raise err("piles: required once the seat has declared or tricks have started, got null")
@@ -217,6 +222,28 @@ def _check_voids_fit(obs: Observation) -> None:
             )
 
 
+def is_game_record(data: object) -> bool:
+    """Whether data is a game record (records.py), which a position reader is often
+    handed by mistake: a whole game, where a position is one seat's view at one moment.
+    Its format says so, and it has fields a position lacks (a position with only its
+    format wrong is a bad position, named as such)."""
+    return (
+        isinstance(data, Mapping)
+        and data.get("format") == RECORD_FORMAT
+        and not set(data) <= {*_POSITION_FIELDS, "pending"}
+    )
+
+
 def load_position(source: str | os.PathLike[str]) -> Observation:
-    """Read a position file (``"-"`` reads standard input) into a checked Observation."""
-    return position_from_dict(read_json_file(source, "position", InvalidPositionError))
+    """Read a position file (``"-"`` reads standard input) into a checked Observation.
+
+    A game record given instead is named as one, with the commands that read it."""
+    data = read_json_file(source, "position", InvalidPositionError)
+    if is_game_record(data):
+        name = os.fspath(source)
+        shown = shlex.quote(name) if name != "-" and len(name) <= 60 else "FILE"
+        raise InvalidPositionError(
+            f"this is a game record, not a position: csl analyze {shown} judges its "
+            f"decisions, csl replay {shown} shows it"
+        )
+    return position_from_dict(data)

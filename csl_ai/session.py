@@ -248,9 +248,18 @@ class Table:
         self.game.apply(move, waiting)
         self._history.append(_Snapshot(before, waiting, forced))
 
-    def can_undo(self) -> bool:
-        """Whether a human decision (not a forced card) can be taken back."""
-        return any(not snap.forced for snap in self._history)
+    def can_undo(self, seat: int | None = None) -> bool:
+        """Whether a human decision (not a forced card) can be taken back; with seat, one
+        of that seat's (the last real choice must be its own)."""
+        last = self.last_choice()
+        return last is not None and (seat is None or last == seat)
+
+    def last_choice(self) -> int | None:
+        """The seat whose decision `undo` would take back (None: nothing to take back)."""
+        for snap in reversed(self._history):
+            if not snap.forced:
+                return snap.seat
+        return None
 
     def undo(self) -> int | None:
         """Take back the last human decision that was a real choice, with every move made

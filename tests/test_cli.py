@@ -782,3 +782,106 @@ def test_csl_play_never_replaces_a_file_unasked(tmp_path: Path) -> None:
     resumed = invoke(["play", "--resume", str(cut), "--record", str(cut)], "quit\n")
     assert_ok(resumed)
     assert load_record(cut)["seed"] == 3
+
+
+# --- issue 38: terminal frictions ------------------------------------------------------------
+
+
+def test_best_move_given_a_game_record_says_so_and_names_the_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = finished_record(tmp_path, players=2, seed=4)
+    monkeypatch.chdir(tmp_path)
+    line = assert_one_line_error(
+        invoke(["best-move", record.name]),
+        "this is a game record, not a position",
+        f"csl analyze {record.name}",
+        f"csl replay {record.name}",
+    )
+    assert "unknown field" not in line
+    piped = invoke(["best-move", "-"], record.read_text())
+    assert_one_line_error(piped, "this is a game record, not a position", "csl analyze FILE")
+
+
+def _close_result(n_close: int) -> Any:
+    """A search result whose best move has n_close others within its interval."""
+    from csl_ai.search import MoveStats, SearchResult
+
+    def stats(card: int, low: float, high: float) -> MoveStats:
+        return MoveStats(Play(card), 100, (low + high) / 2, (low, high), (low + high) / 2, 20.0, 100)
+
+    moves = [stats(0, 0.40, 0.46)]
+    moves += [stats(1 + i % 34, 0.39 - 0.0001 * i, 0.45 - 0.0001 * i) for i in range(n_close)]
+    moves.append(stats(35, 0.10, 0.20))
+    return SearchResult(
+        seat=0, best_move=Play(0), moves=tuple(moves), iterations=300, worlds_sampled=300,
+        elapsed_s=0.1,
+    )  # fmt: skip
+
+
+def test_many_near_ties_are_counted_and_the_next_best_named() -> None:
+    from csl_ai.cli.render import best_move_text
+
+    assert best_move_text(_close_result(2)).plain == "B1 — too close to call with B2, B3"
+    many = best_move_text(_close_result(207)).plain
+    assert many == (
+        "B1 — too close to call with 207 other moves (within the noise); the next best: "
+        "B2, B3, B4"
+    )
+    assert "more" not in many
+
+
+def test_legends_wrap_at_the_terminal_width_not_the_tables() -> None:
+    from csl_ai.cli.render import search_table, tallies_table
+
+    counts = "points (count): face-up elements of the kind, good weather cards, face-down cards"
+    close = "≈ too close to call with the best move (95% intervals overlap)"
+
+    game = Game(RulesConfig(players=2), seed=1)
+    names = ["You", "seat 1"]
+    for width, one_line in ((160, True), (50, False)):
+        out = io.StringIO()
+        console = Console(file=out, width=width)
+        console.print(tallies_table(game, names, "Standings so far"))
+        console.print(search_table(_close_result(2)))
+        lines = [line.rstrip() for line in out.getvalue().splitlines()]
+        assert (counts in lines) is one_line, out.getvalue()
+        assert (close in lines) is one_line, out.getvalue()
+        assert max(len(line) for line in lines) <= width
+
+
+def test_csl_serve_stopped_by_ctrl_c_is_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C is how a server is stopped: a "stopped" line and exit 0. SIGTERM stays an
+    error exit (143), as for every command."""
+    import uvicorn
+
+    from csl_ai.cli.common import TerminationSignal
+
+    def interrupted(self: object, sockets: object = None) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(uvicorn.Server, "run", interrupted)
+    result = invoke(["serve", "--port", "0"])
+    assert_ok(result)
+    assert result.stdout.splitlines()[-1] == "csl serve: stopped"
+    assert result.stderr == ""
+
+    def terminated(self: object, sockets: object = None) -> None:
+        raise TerminationSignal(15)
+
+    monkeypatch.setattr(uvicorn.Server, "run", terminated)
+    result = invoke(["serve", "--port", "0"])
+    assert result.exit_code == 143
+    assert result.stdout.splitlines()[-1] == "csl serve: stopped"
+    assert result.stderr.splitlines() == ["csl: error: terminated by SIGTERM"]
+
+
+def test_the_reviews_analysis_and_csl_analyze_default_to_one_level() -> None:
+    from csl_ai.agents import DEFAULT_LEVEL, LEVELS
+    from csl_ai.cli.app import search_budget
+    from csl_ai.web.review import DEFAULT_ANALYSIS_LEVEL, analysis_iterations
+
+    assert search_budget(None, None) == (DEFAULT_LEVEL, None) == ("normal", None)
+    assert DEFAULT_ANALYSIS_LEVEL == DEFAULT_LEVEL
+    levels = {name: f"ismcts:{name}" for name in LEVELS}
+    assert analysis_iterations(levels, None, 4)[0] == "normal"

@@ -172,6 +172,77 @@ def test_the_sky_line_shows_each_cards_worth_to_the_human() -> None:
     assert shown == [f"{w:+d}" if w else "0" for w in worth]
 
 
+# --- refused input, worded to the person at the prompt ---------------------------------------
+class Blunderer(Typist):
+    """Types the mistakes a person makes, each once when the game offers it, then plays
+    on: a split with a card swapped for one not in the hand, ``maybe`` at the weather
+    prompt, a card from another group's pile, a card that does not follow. `refused`
+    notes each mistake with what the message must name."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=4)
+        self.refused: dict[str, str] = {}
+
+    def __call__(self, prompt: str) -> str:
+        from csl_ai.notation import card_str, cards_of, format_cards
+
+        assert self.session is not None
+        game = self.session.game
+        seat = game.to_move
+        line = None
+        if game.phase.value == "allocate" and "split" not in self.refused:
+            hand = cards_of(game.hand(seat))
+            stray = next(c for c in range(36) if not (game.hand(seat) >> c) & 1)
+            typed = [stray, *hand[1:]]
+            sizes = game.rules.spec.group_sizes
+            piles, start = [], 0
+            for size in sizes:
+                piles.append(" ".join(card_str(c) for c in typed[start : start + size]))
+                start += size
+            line = " | ".join(piles)
+            self.refused["split"] = f"{card_str(stray)} is not in it, {card_str(hand[0])} is left out"
+        elif game.phase.value == "weather" and "weather" not in self.refused:
+            line = "maybe"
+            self.refused["weather"] = "answer yes (bet on good weather) or no; y, n, true and false"
+        elif game.phase.value == "play":
+            piles = game.piles(seat)
+            group = game.core.group
+            elsewhere = [c for g, p in enumerate(piles) if g != group for c in cards_of(p)]
+            off = cards_of(piles[group] & ~game.core.legal_plays())
+            if "pile" not in self.refused and elsewhere:
+                line = card_str(elsewhere[0])
+                self.refused["pile"] = (
+                    f"{line} is in your pile for group "
+                    f"{next(g for g, p in enumerate(piles) if (p >> elsewhere[0]) & 1) + 1}"
+                )
+            elif "follow" not in self.refused and off:
+                line = card_str(off[0])
+                legal = format_cards(game.core.legal_plays())
+                self.refused["follow"] = f"{line} does not follow: you must follow"
+                self.refused["follow with"] = f"with {legal}"
+        if line is None:
+            return super().__call__(prompt)
+        self.lines.append(line)
+        return line
+
+
+def test_a_refused_move_names_the_cards_and_speaks_to_you() -> None:
+    """Issue 38: the stray and the missing card of a bad split are named, the weather
+    prompt says what it accepts, and a card refused in play is about "your" pile, never
+    "seat 0's"."""
+    options = PlayOptions(players=2, humans="0", ai="heuristic", seed=2025)
+    typist = Blunderer()
+    session, out = session_for(options, typist, width=300)
+    session.run()
+    refusals = [line for line in out.getvalue().splitlines() if line.startswith("Not accepted:")]
+    assert set(typist.refused) == {"split", "weather", "pile", "follow", "follow with"}
+    assert len(refusals) == 4, refusals
+    for name, fragment in typist.refused.items():
+        assert any(fragment in line for line in refusals), (name, fragment, refusals)
+    assert not any("seat 0" in line for line in refusals), refusals
+    assert session.game.is_over
+
+
 # --- the hint's level ------------------------------------------------------------------------
 def test_the_hint_searches_at_the_ai_seats_level() -> None:
     options = PlayOptions(players=2, humans="0", ai="ismcts:iters=80", seed=6)

@@ -414,6 +414,47 @@ def test_unknown_fields_are_named(mid4: tuple[Game, Observation]) -> None:
     rejects([], r"\(top level\): must be an object, got \[\]")
 
 
+def test_piles_of_another_hand_name_the_stray_and_the_missing_cards(
+    mid4: tuple[Game, Observation],
+) -> None:
+    """Issue 38: which cards keep the piles from splitting the hand, not only that they do not."""
+    from csl_ai.notation import split_difference
+
+    data = base(mid4)
+    hand = cards_of(mid4[1].hand)
+    stray = next(c for c in range(36) if not (mid4[1].hand >> c) & 1)
+    piles = list(mid4[1].allocation or ())
+    group = next(g for g, pile in enumerate(piles) if (pile >> hand[0]) & 1)
+    piles[group] = piles[group] & ~(1 << hand[0]) | 1 << stray
+    data["piles"] = format_piles(piles)
+    rejects(
+        data,
+        rf"piles: '.*' is not a split of the hand '.*': {card_str(stray)} is not in the hand, "
+        rf"{card_str(hand[0])} is left out$",
+    )
+    assert split_difference([0b11, 0b100], 0b1011) == "B3 is not in your hand, B4 is left out"
+    assert split_difference([0b11, 0b110], 0b111) == "B2 is in two piles"
+    assert split_difference([0b111, 0b11000], 0b11111) == ""
+
+
+def test_a_game_record_is_named_as_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: a record handed to the position reader is called a record, not a position
+    with an unknown field 'seed'; a position whose format alone is wrong is still told so."""
+    from csl_ai.records import game_to_record, save_record
+
+    game = finished_game(2, 8)
+    record = game_to_record(game)
+    rejects(record, r"this is a game record \(format 'csl-record'\), not a position$")
+    save_record(record, tmp_path / "my game.json")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidPositionError) as info:
+        load_position("my game.json")
+    assert str(info.value) == (
+        "this is a game record, not a position: csl analyze 'my game.json' judges its "
+        "decisions, csl replay 'my game.json' shows it"
+    )
+
+
 def test_history_the_rules_do_not_allow(mid4: tuple[Game, Observation]) -> None:
     game = mid4[0]
     n = 4

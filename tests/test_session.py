@@ -84,6 +84,18 @@ def test_undo_skips_forced_cards_and_refuses_when_nothing_to_take_back() -> None
     assert not table.can_undo()
 
 
+def test_the_last_choice_names_the_seat_a_takeback_would_concern() -> None:
+    """Hot seat: after seat 0 and then seat 1 chose, only seat 1 may take back."""
+    table = Table.new(TableOptions(players=3, humans=(0, 1), ai="heuristic", seed=8))
+    rng = random.Random(4)
+    assert table.last_choice() is None and not table.can_undo(0)
+    table.play(_human_choice(table, rng))
+    assert table.last_choice() == 0 and table.can_undo(0) and not table.can_undo(1)
+    table.play(_human_choice(table, rng))
+    assert table.last_choice() == 1 and table.can_undo(1) and not table.can_undo(0) and table.can_undo()
+    assert table.undo() == 1 and table.last_choice() == 0
+
+
 @pytest.mark.parametrize(
     ("players", "ai", "seed", "cut"),
     [

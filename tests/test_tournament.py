@@ -47,7 +47,7 @@ from csl_ai.tournament.runner import (
     schedule,
 )
 from csl_ai.tournament.selfplay import FEATURE_LAYOUT, FEATURE_NAMES, FEATURE_SIZE
-from csl_ai.tournament.stats import bootstrap_ratio, summarize
+from csl_ai.tournament.stats import MIN_INTERVAL_DEALS, Summary, bootstrap_ratio, summarize
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -186,6 +186,48 @@ def test_summary_figures_of_known_games() -> None:
     assert h2h["b", "a"].score == pytest.approx(0.125)
     assert a.rating is not None and b.rating is not None
     assert a.rating.mu > b.rating.mu
+
+
+def _table_text(summary: Summary) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=200)
+    console.print(summary.table())
+    return out.getvalue()
+
+
+def test_intervals_are_printed_only_when_the_deals_can_give_one() -> None:
+    """Issue 38: two deals both won printed "(1.000, 1.000)" as a 95% interval. With fewer
+    than MIN_INTERVAL_DEALS deals the standings show the figures alone and say why; an
+    interval of no width (every deal alike) says so rather than print a point as a range."""
+    few = [_outcome(0, 0, (0, 1), (30, 10)), _outcome(1, 0, (1, 0), (5, 20)),
+           _outcome(2, 1, (0, 1), (31, 12)), _outcome(3, 1, (1, 0), (8, 16))]  # fmt: skip
+    summary = summarize(("a", "b"), ("a", "b"), 2, few, resamples=200)
+    assert summary.standings[0].win_share.low == summary.standings[0].win_share.high == 1.0
+    text = _table_text(summary)
+    assert "(1.000, 1.000)" not in text and "95% intervals" not in text
+    assert "4 games, 2 deals, 2 players" in text
+    assert summary.interval_note() == (
+        f"No 95% intervals: 2 deals played, and an interval needs {MIN_INTERVAL_DEALS} or more "
+        "(raise --games)"
+    )
+    one = summarize(("a", "b"), ("a", "b"), 2, few[:2], resamples=200)
+    assert "2 games, 1 deal, 2 players" in _table_text(one)
+    assert one.interval_note() is not None and "1 deal played" in one.interval_note()
+
+    many = [
+        _outcome(2 * d + k, d, seats, totals)
+        for d in range(MIN_INTERVAL_DEALS)
+        for k, (seats, totals) in enumerate(
+            [((0, 1), (30, 10 + d)), ((1, 0), (5 + d, 20 + 3 * d))]
+        )
+    ]
+    summary = summarize(("a", "b"), ("a", "b"), 2, many, resamples=200)
+    assert summary.interval_note() is None
+    text = _table_text(summary)
+    assert "(95% intervals; rating" in text
+    assert "(all deals alike)" in text  # a won every game: its win share has no spread
+    points = summary.standings[0].points
+    assert f"({points.low:.1f}, {points.high:.1f})" in text and points.low < points.high
 
 
 def test_bootstrap_interval_matches_the_normal_approximation() -> None:
@@ -391,6 +433,9 @@ def test_cli_tournament_runs_resumes_and_reports_errors_in_one_line(tmp_path: Pa
     assert code == 0, text
     assert "heuristic" in text and (out / "summary.json").exists()
     assert (out / "winshare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = next(line for line in text.splitlines() if line.startswith("Results in "))
+    assert results.endswith(": tournament.json, games.jsonl, summary.json, winshare.png"), results
+    assert "No 95% intervals: 2 deals played" in text, text
     code, text = _cli(["tournament", "--resume", str(out), "--workers", "0", "-q"])
     assert code == 0, text
     assert len(_jobs_in(out / GAMES_FILE)) == 4

@@ -38,8 +38,8 @@ from csl_ai.cli.common import (
 )
 from csl_ai.cli.render import (
     GameView,
-    best_move_text,
     cards_text,
+    close_call_text,
     groups_of,
     line_text,
     move_text,
@@ -53,11 +53,11 @@ from csl_ai.cli.render import (
     worth_line_text,
     worth_table,
 )
-from csl_ai.errors import CslError, OutputWriteError, clip, path_label
+from csl_ai.errors import CslError, IllegalMoveError, OutputWriteError, clip, path_label
 from csl_ai.files import check_output_path, non_regular_kind
 from csl_ai.game import COLOUR_NAMES, Game, Phase
-from csl_ai.moves import Move, parse_move
-from csl_ai.notation import cards_of, format_cards, format_piles
+from csl_ai.moves import Allocate, Move, Play, parse_move
+from csl_ai.notation import card_str, cards_of, format_cards, format_piles, split_difference
 from csl_ai.rules import StarOption
 from csl_ai.session import DEFAULT_AI, HUMAN, Table, TableError, TableOptions
 
@@ -91,6 +91,47 @@ def seat_names(players: int, humans: Sequence[int]) -> list[str]:
     return [
         "You" if seat in humans and len(humans) == 1 else f"seat {seat}" for seat in range(players)
     ]
+
+
+def check_human_move(game: Game, seat: int, move: Move) -> None:
+    """Raise IllegalMoveError, worded to the person at the prompt (``your hand``, ``you
+    must follow``) and naming the cards at fault, when seat's move breaks a rule that
+    the game would refuse in terms of seat numbers; anything else is the game's to judge."""
+    log = game.rounds[-1] if game.rounds else None
+    if log is None or seat not in game.pending_seats():
+        return
+    if isinstance(move, Allocate) and game.phase is Phase.ALLOCATE:
+        hand = game.hand(seat)
+        problem = split_difference(move.piles, hand, "it")
+        if problem:
+            raise IllegalMoveError(
+                f"piles {format_piles(move.piles)!r} are not a split of your hand: {problem} "
+                f"(your hand: {format_cards(hand)})"
+            )
+    elif isinstance(move, Play) and game.phase is Phase.PLAY:
+        core = game.core
+        group = core.group
+        piles = game.piles(seat)
+        pile = piles[group]
+        card = card_str(move.card)
+        where = f"your pile for group {group + 1} holds {format_cards(pile)}"
+        if not (pile >> move.card) & 1:
+            other = next((g for g, p in enumerate(piles) if (p >> move.card) & 1), None)
+            if other is not None:
+                raise IllegalMoveError(
+                    f"{card} is in your pile for group {other + 1}, and this trick is in "
+                    f"group {group + 1}: {where}"
+                )
+            allocated = log.allocations[seat] or ()
+            if any((p >> move.card) & 1 for p in allocated):
+                raise IllegalMoveError(f"you have played {card} already; {where}")
+            raise IllegalMoveError(f"{card} is not in your hand; {where}")
+        legal = core.legal_plays()
+        if not (legal >> move.card) & 1:
+            led = COLOUR_NAMES[core.led_colour]
+            raise IllegalMoveError(
+                f"{card} does not follow: you must follow {led} with {format_cards(legal)}"
+            )
 
 
 def moves_made(game: Game) -> int:
@@ -220,6 +261,7 @@ class PlaySession:
             else:
                 try:
                     move = parse_move(text, phase.value, self.game.rules.spec.group_sizes)
+                    check_human_move(self.game, seat, move)
                     self._play(seat, move, forced=False)
                 except CslError as e:
                     self.console.print(Text(f"Not accepted: {clip(str(e), 300)}", style="red"))
@@ -407,11 +449,12 @@ class PlaySession:
         result: SearchResult = self.table.hint(seat)
         best = result.moves[0]
         title = Text("AI suggests ")
-        title.append_text(best_move_text(result))
+        title.append_text(move_text(best.move))
         title.append(
             f"  (win {percent(best.win_probability)}; {result.iterations:,} iterations at "
             f"{self.table.hint_level_text()})"
         )
+        title.append_text(close_call_text(result))
         self.console.print(title)
         self.console.print(search_table(result, top=HINT_TOP))
 

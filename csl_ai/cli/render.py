@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -129,16 +129,21 @@ def _score_table(
             *cells,
             str(line.total),
         )
-    if counts is not None:
-        table.caption = COUNTS_CAPTION
-        table.caption_justify = "left"
     return table
 
 
-def tallies_table(game: Game, names: Sequence[str], title: str) -> Table:
-    """The standings as they are: each seat's points by column (with what each column
-    counts) and total, in the layout of `scores_table`."""
-    return _score_table(title, names, game.scores(), tally_counts(game))
+def with_legend(table: Table, legend: str) -> Group:
+    """table with a legend under it that wraps at the terminal's width, not the table's
+    (a table's caption wraps to the table: a wide terminal would still fold it)."""
+    return Group(table, Text(legend, style="table.caption"))
+
+
+def tallies_table(game: Game, names: Sequence[str], title: str) -> Group:
+    """The standings as they are: each seat's points by column and total, in the layout
+    of `scores_table`, with the legend of what each column counts."""
+    return with_legend(
+        _score_table(title, names, game.scores(), tally_counts(game)), COUNTS_CAPTION
+    )
 
 
 def scores_table(
@@ -148,9 +153,10 @@ def scores_table(
     outright: int | None = None,
     *,
     game: Game | None = None,
-) -> Table:
+) -> Table | Group:
     """The final scores in the layout of `tallies_table`, winners in green and named under
-    the table; with the finished game, each cell also shows what it counts."""
+    the table; with the finished game, each cell also shows what it counts (and the
+    legend says so)."""
     table = _score_table(
         "Final scores", names, scores, None if game is None else tally_counts(game), winners
     )
@@ -162,12 +168,9 @@ def scores_table(
         result = f"{names[winners[0]]} {verb(names[winners[0]], 'win')}"
     else:
         result = "Shared win: " + ", ".join(names[s] for s in winners)
-    caption = Text(result, style="bold green")
-    if table.caption:
-        caption.append(f"\n{table.caption}", style="default")
-    table.caption = caption
+    table.caption = Text(result, style="bold green")
     table.caption_justify = "left"
-    return table
+    return table if game is None else with_legend(table, COUNTS_CAPTION)
 
 
 def round_wins_text(game: Game, names: Sequence[str]) -> Text | None:
@@ -345,22 +348,45 @@ def close_to_best(result: SearchResult) -> list[MoveStats]:
     return [m for m in result.moves[1:] if math.isfinite(m.ci95[1]) and m.ci95[1] >= low]
 
 
-def best_move_text(result: SearchResult) -> Text:
-    """The best move, and the moves too close to call with it (at most three named)."""
-    text = move_text(result.best_move)
+CLOSE_NAMED: Final = 3
+"""Most moves named as too close to call with the best one; past that, a count and the
+best few."""
+
+
+CLOSE_CAPTION: Final = "≈ too close to call with the best move (95% intervals overlap)"
+
+
+def close_call_text(result: SearchResult) -> Text:
+    """The moves too close to call with the best one, as said after it: `` — too close to
+    call with R1``, or past `CLOSE_NAMED` of them, how many and the next best few:
+    `` — too close to call with 207 other moves (within the noise); the next best: X, Y,
+    Z``; empty when the best move stands out."""
+    text = Text()
     close = close_to_best(result)
-    if close:
+    if not close:
+        return text
+    if len(close) <= CLOSE_NAMED:
         text.append(" — too close to call with ")
-        for i, stats in enumerate(close[:3]):
-            if i:
-                text.append(", ")
-            text.append_text(move_text(stats.move))
-        if len(close) > 3:
-            text.append(f" and {len(close) - 3} more")
+    else:
+        text.append(
+            f" — too close to call with {len(close)} other moves (within the noise); "
+            "the next best: "
+        )
+    for i, stats in enumerate(close[:CLOSE_NAMED]):
+        if i:
+            text.append(", ")
+        text.append_text(move_text(stats.move))
     return text
 
 
-def search_table(result: SearchResult, top: int | None = None, title: str | None = None) -> Table:
+def best_move_text(result: SearchResult) -> Text:
+    """The best move, and the moves too close to call with it (`close_call_text`)."""
+    return move_text(result.best_move) + close_call_text(result)
+
+
+def search_table(
+    result: SearchResult, top: int | None = None, title: str | None = None
+) -> Table | Group:
     """Ranked candidate moves: visits, win probability ± 95% interval, expected points;
     ≈ marks a move too close to call with the best one (the intervals overlap)."""
     close = {id(m) for m in close_to_best(result)}
@@ -384,8 +410,7 @@ def search_table(result: SearchResult, top: int | None = None, title: str | None
             "≈" if id(stats) in close else "",
         )
     if close:
-        table.caption = "≈ too close to call with the best move (95% intervals overlap)"
-        table.caption_justify = "left"
+        return with_legend(table, CLOSE_CAPTION)
     return table
 
 

@@ -1,8 +1,10 @@
 """The `csl serve` command: the web table of `csl_ai.web` on uvicorn (added by `register`).
 
 The socket is bound here before uvicorn starts, so a port already in use is one error
-line (exit 1) rather than a server log. Ctrl-C (or SIGTERM) stops the server cleanly:
-the games being played are saved on the way out.
+line (exit 1) rather than a server log. Ctrl-C (or SIGTERM, SIGHUP) stops the server
+cleanly: the games being played are saved on the way out. Ctrl-C is how a server is
+stopped on purpose, so it ends with a "stopped" line and exit 0; SIGTERM and SIGHUP
+exit as they do for every command (143, 129, with their error line).
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from typing import Annotated, Any, Final
 
 import typer
 
-from csl_ai.cli.common import EXIT_FAILURE, TerminationSignal, fail
+from csl_ai.cli.common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    TerminationSignal,
+    fail,
+    interrupt_exit_code,
+)
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
@@ -109,20 +117,26 @@ def register(app: typer.Typer) -> None:
 
         from csl_ai.records import records_folder
         from csl_ai.web import create_app
+        from csl_ai.web.guard import new_token
 
+        token = None
         if not is_loopback(host):
+            token = new_token()
             typer.echo(
                 f"csl: warning: --host {host} exposes the table to the network: anyone who "
-                "can reach it can play and read the saved records",
+                "can reach it and has the address with its token can play and read the saved records",
                 err=True,
             )
         sock = bind_socket(host, port)
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{bound}/"
+        url = f"http://{shown}:{bound}/" + (f"?token={token}" if token is not None else "")
         folder = records_folder()
         config = uvicorn.Config(
-            create_app(folder), log_level="warning", access_log=False, lifespan="on"
+            create_app(folder, host=host, port=bound, token=token),
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
         )
         server = uvicorn.Server(config)
         typer.echo(f"csl serve: the table is at {url} (Ctrl-C stops it); records in {folder}")
@@ -142,8 +156,9 @@ def register(app: typer.Typer) -> None:
         typer.echo("csl serve: stopped")
         if hangups:
             raise TerminationSignal(hangups[0])
-        if stopped_by is not None:
-            raise stopped_by
+        if stopped_by is not None and interrupt_exit_code(stopped_by) != EXIT_INTERRUPTED:
+            raise stopped_by  # SIGTERM: an error line and 143, as for every command
+        # Ctrl-C is how a server is stopped on purpose: not an error, exit 0
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "bind_socket", "is_loopback", "register"]

@@ -270,6 +270,21 @@ def _run(
     return summary, directory
 
 
+def _result_files(directory: Path) -> str:
+    """The files a run left in its folder, in the order they are first written:
+    ``tournament.json, games.jsonl, summary.json, winshare.png`` for a tournament."""
+    from csl_ai.tournament.results import (
+        CONFIG_FILE,
+        GAMES_FILE,
+        PLOT_FILE,
+        SUMMARY_FILE,
+        TRAINING_FILE,
+    )
+
+    names = (CONFIG_FILE, GAMES_FILE, TRAINING_FILE, SUMMARY_FILE, PLOT_FILE)
+    return ", ".join(name for name in names if (directory / name).exists())
+
+
 def register(app: typer.Typer) -> None:
     """Add the `tournament` and `selfplay` commands to app."""
 
@@ -328,8 +343,11 @@ def register(app: typer.Typer) -> None:
         summary, directory = _run(config, out, resume, options, "tournament")
         stdout = Console(highlight=False)
         stdout.print(summary.table())
+        note = summary.interval_note()
+        if note is not None:
+            stdout.print(note)
         stdout.print(summary.head_to_head_table())
-        stdout.print(f"Results in {str(directory)!r}: games.jsonl, summary.json, winshare.png")
+        stdout.print(f"Results in {str(directory)!r}: {_result_files(directory)}", soft_wrap=True)
 
     @app.command(epilog=SELFPLAY_EPILOG)
     def selfplay(
@@ -386,5 +404,4 @@ def register(app: typer.Typer) -> None:
             _check_cluster(options)
             _announce(config, out)
         summary, directory = _run(config, out, resume, options, "selfplay")
-        files = "games.jsonl" + (", training.jsonl" if (directory / "training.jsonl").exists() else "")
-        typer.echo(f"{summary.games} games in {str(directory)!r}: {files}")
+        typer.echo(f"{summary.games} games in {str(directory)!r}: {_result_files(directory)}")

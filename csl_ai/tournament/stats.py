@@ -20,6 +20,7 @@ mean rank at that game. Left out (None) when openskill is not installed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -32,6 +33,12 @@ from csl_ai.tournament.runner import GameOutcome
 
 BOOTSTRAP_RESAMPLES: Final = 2000
 CONFIDENCE: Final = 0.95
+MIN_INTERVAL_DEALS: Final = 4
+"""Fewest deals whose bootstrap intervals the standings print. With 3 or fewer, a 95%
+percentile bootstrap over deals is only the range of the deals' own figures (a resample
+drawing the same deal every time has a chance of 1/27 or more, over the 2.5% in each
+tail): ``(1.000, 1.000)`` after two deals both won says nothing about the next.
+summary.json keeps the figures either way, with the count of deals."""
 _CHUNK_CELLS: Final = 2_000_000
 """Resamples are drawn in chunks of at most this many (resample, deal) cells."""
 
@@ -51,8 +58,15 @@ class Interval:
         """'0.412 (0.371, 0.455)'."""
         return f"{self.value:.{digits}f} ({self.low:.{digits}f}, {self.high:.{digits}f})"
 
-    def cell(self, digits: int = 3) -> str:
-        """The value over its interval, two lines: a table cell that never wraps mid-interval."""
+    def cell(self, digits: int = 3, shown: bool = True) -> str:
+        """The value over its interval, two lines: a table cell that never wraps
+        mid-interval. Without an interval to show (too few deals: not shown, or none at
+        all) the value alone; an interval of no width (every deal gave the same figure)
+        says that, as the bootstrap cannot tell more."""
+        if not shown or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return f"{self.value:.{digits}f}"
+        if self.low == self.high:
+            return f"{self.value:.{digits}f}\n(all deals alike)"
         return f"{self.value:.{digits}f}\n({self.low:.{digits}f}, {self.high:.{digits}f})"
 
 
@@ -143,11 +157,20 @@ class Summary:
             "bootstrap": {"unit": "deal", "resamples": self.resamples, "confidence": CONFIDENCE},
         }
 
+    @property
+    def intervals_shown(self) -> bool:
+        """Whether the standings print the 95% intervals: enough deals to mean something
+        (`MIN_INTERVAL_DEALS`)."""
+        return self.deals >= MIN_INTERVAL_DEALS
+
     def table(self) -> Table:
-        """The standings as a rich table."""
+        """The standings as a rich table (the intervals only from `MIN_INTERVAL_DEALS`
+        deals on: `interval_note` says why not)."""
+        shown = self.intervals_shown
+        intervals = "95% intervals; " if shown else ""
         table = Table(
-            title=f"{self.games} games, {self.deals} deals, {self.players} players "
-            "(95% intervals; rating: Plackett-Luce μ±σ)",
+            title=f"{_count(self.games, 'game')}, {_count(self.deals, 'deal')}, "
+            f"{self.players} players ({intervals}rating: Plackett-Luce μ±σ)",
             box=box.SIMPLE_HEAD,
             pad_edge=False,
             show_edge=False,
@@ -159,9 +182,24 @@ class Summary:
         for s in self.standings:
             rating = f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}" if s.rating else "-"
             table.add_row(
-                s.label, str(s.seat_games), s.win_share.cell(3), s.points.cell(1), s.rank.cell(2), rating
+                s.label,
+                str(s.seat_games),
+                s.win_share.cell(3, shown),
+                s.points.cell(1, shown),
+                s.rank.cell(2, shown),
+                rating,
             )
         return table
+
+    def interval_note(self) -> str | None:
+        """Why the standings show no intervals (None when they do): a line for under
+        the table."""
+        if self.intervals_shown:
+            return None
+        return (
+            f"No 95% intervals: {_count(self.deals, 'deal')} played, and an interval needs "
+            f"{MIN_INTERVAL_DEALS} or more (raise --games)"
+        )
 
     def head_to_head_table(self) -> Table:
         """Row agent's head-to-head score against each column agent."""
@@ -180,6 +218,11 @@ class Summary:
                 values.append("" if row == col or h is None or not h.games else f"{h.score:.3f}")
             table.add_row(row, *values)
         return table
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 deal``, ``4 deals``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _mean_rank_by_agent(outcome: GameOutcome) -> dict[int, float]:

@@ -6,6 +6,11 @@ bad request (malformed JSON, a body over its limit, an unknown or path-like id, 
 illegal move), 500 without a traceback for a bug, and the server keeps serving. Request
 bodies are read against a size limit and refused (413) as soon as they pass it; ids are
 matched against strict patterns and records are found only inside the records folder.
+
+Outside everything, `csl_ai.web.guard` refuses a foreign Host, Origin, a missing token
+or a non-JSON state-changing request, and adds the security headers to every answer.
+A refused request changes nothing: every handler checks all it is given (the viewer
+seat included) before it changes a game or writes a file.
 """
 
 from __future__ import annotations
@@ -35,14 +40,17 @@ from csl_ai.records import records_folder
 from csl_ai.rules import PLAYER_SPECS, Kind, RulesConfig, Side, StarOption, parse_sides
 from csl_ai.web.errors import ApiError, api_error_for, bad_request, conflict
 from csl_ai.web.games import DEFAULTS, GameStore, LiveGame, ServerConfig, builtin_decks, level_specs
+from csl_ai.web.guard import GuardMiddleware, ServerGuard, guard_settings
 from csl_ai.web.review import (
     AnalysisJobs,
     analysis_iterations,
     check_record,
     list_records,
+    not_over,
     position_at,
     read_record,
     record_path,
+    resumable,
     review_json,
     store_upload,
 )
@@ -53,10 +61,12 @@ GZIP_MIN_BYTES: Final = 64 << 10
 """Responses at least this big (reviews, analyses) are compressed for clients that accept it."""
 _STATUS_KINDS: Final[Mapping[int, str]] = {
     400: "bad_request",
+    403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
     413: "too_large",
+    415: "unsupported_media_type",
     429: "busy",
 }
 Handler = Callable[[Request], Awaitable[Response]]
@@ -129,8 +139,9 @@ def parse_json(body: bytes) -> Any:
 class Api:
     """The handlers of the JSON API, around one server's games and analyses."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, guard: ServerGuard | None = None) -> None:
         self.config = config
+        self.guard = guard if guard is not None else ServerGuard()
         self.store = GameStore(config)
         self.jobs = AnalysisJobs(config.max_analyses)
 
@@ -152,6 +163,12 @@ class Api:
         viewer = self.store.viewer(game, request.query_params.get("seat") if seat is None else seat)
         return self.store.state(game, viewer)
 
+    def asker(self, game: LiveGame, request: Request) -> int | None:
+        """The request's ``?seat=``, checked (400 unless a human seat), or None: checked
+        before anything changes, so a refused seat leaves the game as it was."""
+        text = request.query_params.get("seat")
+        return self.store.viewer(game, text) if text else None
+
     def record_file(self, request: Request) -> Path:
         return record_path(self.config.records_dir, request.path_params["record_id"])
 
@@ -162,7 +179,8 @@ class Api:
             )
 
     async def checked_record(self, request: Request) -> tuple[str, dict[str, Any], Any]:
-        """A stored record that is not being played, read and checked (off the loop)."""
+        """A stored record that is not being played and cannot be (finished, resigned or
+        without a human seat), read and checked (off the loop)."""
         path = self.record_file(request)
         self.not_live(path.stem)
 
@@ -171,6 +189,8 @@ class Api:
             return record, check_record(record)
 
         record, reference = await run_in_threadpool(load)
+        if resumable(record, reference):
+            raise not_over()
         return path.stem, record, reference
 
     # --- options and rules ----------------------------------------------------------------
@@ -202,7 +222,12 @@ class Api:
                 "star_options": [option.value for option in StarOption],
                 "decks": list(builtin_decks()),
                 "defaults": dict(DEFAULTS),
-                "limits": {"json_bytes": self.config.json_limit, "record_bytes": self.config.record_limit},
+                "limits": {
+                    "json_bytes": self.config.json_limit,
+                    "record_bytes": self.config.record_limit,
+                    "live_games": self.config.max_games,
+                },
+                "security": guard_settings(self.guard),
             }
         )
 
@@ -231,8 +256,8 @@ class Api:
     # --- live games ---------------------------------------------------------------------------
     async def new_game(self, request: Request) -> Response:
         body = await self.body_object(request)
-        game = await self.store.create(body)
-        return ApiResponse(self.state(game, request), status_code=201)
+        game, viewer = await self.store.create(body, request.query_params.get("seat"))
+        return ApiResponse(self.store.state(game, viewer), status_code=201)
 
     async def get_game(self, request: Request) -> Response:
         game = self.game(request)
@@ -240,40 +265,48 @@ class Api:
 
     async def move(self, request: Request) -> Response:
         game = self.game(request)
+        asker = self.asker(game, request)
         body = await self.body_object(request)
-        made = await self.store.move(game, body)
-        state = self.state(game, request)
-        return ApiResponse({"step": made.to_json(state["viewer"]), "state": state})
+        made = await self.store.move(game, body, asker)
+        viewer = asker if asker is not None else made.seat
+        state = self.store.state(game, viewer)
+        return ApiResponse({"step": made.to_json(viewer, game.hot_seat), "state": state})
 
     async def step(self, request: Request) -> Response:
         game = self.game(request)
+        asker = self.asker(game, request)
         await read_body(request, self.config.json_limit)
         made = await self.store.step(game)
-        state = self.state(game, request)
+        state = self.store.state(game, self.store.viewer(game, asker))
         return ApiResponse(
-            {"step": made.to_json(state["viewer"]) if made is not None else None, "state": state}
+            {"step": made.to_json(state["viewer"], game.hot_seat) if made is not None else None, "state": state}
         )
 
     async def hint(self, request: Request) -> Response:
         game = self.game(request)
+        asker = self.asker(game, request)
         await read_body(request, self.config.json_limit)
-        return ApiResponse({"hint": await self.store.hint(game)})
+        return ApiResponse({"hint": await self.store.hint(game, asker)})
 
     async def undo(self, request: Request) -> Response:
         game = self.game(request)
+        seat = self.store.viewer(game, self.asker(game, request))
         await read_body(request, self.config.json_limit)
-        await self.store.undo(game)
-        return ApiResponse(self.state(game, request))
+        await self.store.undo(game, seat)
+        return ApiResponse(self.store.state(game, seat))
 
     async def resign(self, request: Request) -> Response:
         game = self.game(request)
+        asker = self.asker(game, request)
         body = await self.body_object(request)
         for key in body:
             if key != "seat":
                 raise bad_request(f"resign: unknown field {clip(str(key), 40)!r} (expected seat)")
-        seat = self.store.viewer(game, body.get("seat", request.query_params.get("seat")))
+        seat = self.store.viewer(game, body.get("seat", asker))
+        if asker is not None and seat != asker:
+            raise bad_request(f"seat: the body says seat {seat}, the query seat {asker}")
         await self.store.resign(game, seat)
-        return ApiResponse(self.state(game, request))
+        return ApiResponse(self.store.state(game, self.store.viewer(game, asker)))
 
     async def game_record(self, request: Request) -> Response:
         game = self.game(request)
@@ -309,14 +342,16 @@ class Api:
         path = self.record_file(request)
         self.not_live(path.stem)
         record = await run_in_threadpool(read_record, path)
+        if resumable(record):
+            raise not_over()
         return ApiResponse(record, headers=_attachment(path.stem))
 
     async def resume(self, request: Request) -> Response:
         path = self.record_file(request)
         await read_body(request, self.config.json_limit)
         record = await run_in_threadpool(read_record, path)
-        game, created = await self.store.resume(record, path)
-        return ApiResponse(self.state(game, request), status_code=201 if created else 200)
+        game, created, viewer = await self.store.resume(record, path, request.query_params.get("seat"))
+        return ApiResponse(self.store.state(game, viewer), status_code=201 if created else 200)
 
     async def review(self, request: Request) -> Response:
         record_id, record, reference = await self.checked_record(request)
@@ -405,6 +440,18 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     )
 
 
+class _GuardedApp(Starlette):
+    """A Starlette app with `GuardMiddleware` outside all its layers, the error handlers
+    included, so that every answer (a 500 too) carries the security headers."""
+
+    def __init__(self, guard: ServerGuard, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.guard = guard
+
+    def build_middleware_stack(self) -> Any:
+        return GuardMiddleware(super().build_middleware_stack(), self.guard)
+
+
 def create_app(
     records_dir: Path | None = None,
     *,
@@ -412,19 +459,26 @@ def create_app(
     max_games: int = 64,
     max_searches: int | None = None,
     static_dir: Path | None = None,
-    record_limit: int = 16 << 20,
+    record_limit: int = 1 << 20,
+    host: str | None = None,
+    port: int | None = None,
+    token: str | None = None,
 ) -> Starlette:
     """The web app. records_dir: where records are saved and looked up (default
     `csl_ai.records.records_folder()`); test_ai: an agent spec offered as the extra level
     ``test`` (cheap AI seats for tests and benchmarks); max_games: live games held at
     once; max_searches: AI searches running at once (default: the CPU count);
-    record_limit: the largest record upload in bytes."""
+    record_limit: the largest record upload in bytes. host, port: the address the server
+    listens on (`csl serve --host`, the bound port): the Host names and port it answers
+    to besides the loopback names (any port when None); token: the secret every request
+    must carry (`csl_ai.web.guard`; None: none needed, for a loopback-only server)."""
     folder = records_dir if records_dir is not None else records_folder()
     limits: dict[str, int] = {"max_games": max_games, "record_limit": record_limit}
     if max_searches is not None:
         limits["max_searches"] = max_searches
     config = ServerConfig(records_dir=folder, levels=level_specs(test_ai), **limits)
-    api = Api(config)
+    guard = ServerGuard.for_server(host, port, token)
+    api = Api(config, guard)
     static = static_dir if static_dir is not None else STATIC_DIR
 
     async def index(request: Request) -> Response:
@@ -462,7 +516,8 @@ def create_app(
         yield
         await api.store.save_all()
 
-    app = Starlette(
+    app = _GuardedApp(
+        guard,
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)],

@@ -10,7 +10,10 @@ resignation during the search voids its answer.
 
 Records are saved in the records folder when a human moves, takes back, resigns and
 when the game ends, so a stopped server loses nothing that a resume cannot replay (the
-AI seats are seeded from the game seed).
+AI seats are seeded from the game seed); a game no human has moved in is never saved. A
+full server lets go only of a game over or not moved in, else refuses a new one (429).
+In a hot-seat game no answer shows a human's secret choice (the next human reads the
+same screen), and a takeback is only ever of the asking seat's own last choice.
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ class ServerConfig:
     """AI and hint searches running at once (each on one thread); more wait their turn."""
     max_analyses: int = 2
     json_limit: int = 1 << 20
-    record_limit: int = 16 << 20
+    record_limit: int = 1 << 20
 
 
 def level_specs(test_ai: str | None = None) -> dict[str, str]:
@@ -155,8 +158,10 @@ class StepMade:
     round_over: bool
     game_over: bool
 
-    def to_json(self, viewer: int) -> dict[str, Any]:
-        visible = self.public or self.seat == viewer
+    def to_json(self, viewer: int, shared: bool = False) -> dict[str, Any]:
+        """The step as viewer may see it; shared: a hot-seat game, whose screen the other
+        humans read too, so a secret choice is shown to no one."""
+        visible = self.public or (self.seat == viewer and not shared)
         return {
             "seat": self.seat,
             "by": self.by,
@@ -201,6 +206,16 @@ class LiveGame:
     def playing(self) -> bool:
         return self.status == "playing"
 
+    @property
+    def moved_in(self) -> bool:
+        """Whether a human has moved in this game (it has a record then, or was resumed
+        from one): only such a game is ever saved."""
+        return self.record_path is not None
+
+    @property
+    def hot_seat(self) -> bool:
+        return len(self.table.humans) > 1
+
     def touch(self) -> None:
         self.last_used = time.monotonic()
 
@@ -243,6 +258,25 @@ def _bad_options(message: str) -> ApiError:
     return ApiError(400, "bad_options", message)
 
 
+def _viewer(table: Table, seat: str | int | None, playing: bool) -> int:
+    """The human seat of table a state is drawn for: seat when given (a human seat, else
+    400), else the one the game waits for, else the lowest human seat."""
+    humans = sorted(table.humans)
+    if seat is None or seat == "":
+        waiting = table.waiting_for if playing else None
+        return waiting if waiting is not None else humans[0]
+    if isinstance(seat, str):
+        if not seat.isdigit() or len(seat) > 3:
+            raise bad_request(f"seat: must be a seat number, got {clip(seat, 20)!r}")
+        seat = int(seat)
+    if not _is_int(seat) or seat not in humans:
+        raise bad_request(
+            f"seat: {clip(repr(seat), 20)} is not a human seat of this game "
+            f"(human seats: {', '.join(map(str, humans))})"
+        )
+    return seat
+
+
 class GameStore:
     """The live games of one server, by id, and the operations the API runs on them."""
 
@@ -281,20 +315,7 @@ class GameStore:
     def viewer(self, game: LiveGame, seat: str | int | None) -> int:
         """The human seat a state is drawn for: the one asked, else the one the game waits
         for, else the lowest human seat."""
-        humans = sorted(game.table.humans)
-        if seat is None or seat == "":
-            waiting = game.table.waiting_for if game.playing else None
-            return waiting if waiting is not None else humans[0]
-        if isinstance(seat, str):
-            if not seat.isdigit() or len(seat) > 3:
-                raise bad_request(f"seat: must be a seat number, got {clip(seat, 20)!r}")
-            seat = int(seat)
-        if not _is_int(seat) or seat not in humans:
-            raise bad_request(
-                f"seat: {clip(repr(seat), 20)} is not a human seat of this game "
-                f"(human seats: {', '.join(map(str, humans))})"
-            )
-        return seat
+        return _viewer(game.table, seat, game.playing)
 
     # --- what a viewer sees ---------------------------------------------------------------
     def state(self, game: LiveGame, viewer: int) -> dict[str, Any]:
@@ -332,7 +353,7 @@ class GameStore:
             "thinking": game.thinking,
             "legal": legal,
             "forced": move_to_json(forced) if forced is not None and to_move == viewer else None,
-            "can_undo": self._can_undo(game),
+            "can_undo": self._can_undo(game, viewer),
             "takebacks": game.takebacks,
             "humans": sorted(table.humans),
             "rules": rules_json(table.game.rules),
@@ -344,20 +365,23 @@ class GameStore:
             "save_error": game.save_error,
         }
 
-    def _can_undo(self, game: LiveGame) -> bool:
+    def _can_undo(self, game: LiveGame, viewer: int) -> bool:
         return (
             game.takebacks
             and not game.thinking
             and game.status != "resigned"
-            and game.table.can_undo()
+            and game.table.can_undo(viewer)
         )
 
     # --- starting games ---------------------------------------------------------------------
-    async def create(self, body: Mapping[str, Any]) -> LiveGame:
-        """A new game from the options of docs/web-api.md (bad_options for refused ones)."""
+    async def create(self, body: Mapping[str, Any], asked: str | None = None) -> tuple[LiveGame, int]:
+        """A new game from the options of docs/web-api.md (bad_options for refused ones)
+        and the seat to draw it for (asked, checked before the game is added)."""
         _check_fields(body, NEW_GAME_FIELDS, "new game")
         table, takebacks = self._new_table(body)
-        return await self._admit(table, takebacks, None)
+        viewer = _viewer(table, asked, True) if asked else None
+        game = await self._admit(table, takebacks, None)
+        return game, viewer if viewer is not None else self.viewer(game, None)
 
     def _new_table(self, body: Mapping[str, Any]) -> tuple[Table, bool]:
         players = body.get("players", DEFAULTS["players"])
@@ -457,13 +481,17 @@ class GameStore:
             return SkyDeck.from_dict(deck, "deck")
         raise _bad_options(f"deck: must be a built-in deck name or a deck object, got {clip(repr(deck), 40)}")
 
-    async def resume(self, record: Mapping[str, Any], path: Path) -> tuple[LiveGame, bool]:
-        """The live game of a saved unfinished game (and whether it is new): a game of this
-        record already being played here is returned as it is."""
+    async def resume(
+        self, record: Mapping[str, Any], path: Path, asked: str | None = None
+    ) -> tuple[LiveGame, bool, int]:
+        """The live game of a saved unfinished game, whether it is new, and the seat to
+        draw it for (checked before the game is added): a game of this record already
+        being played here is returned as it is."""
         for game in self.games.values():
             if game.playing and game.record_path == path:
+                viewer = self.viewer(game, asked)
                 game.touch()
-                return game, False
+                return game, False, viewer
         meta = record.get("meta")
         if isinstance(meta, Mapping) and meta.get("resigned") is not None:
             raise conflict("this game was resigned: there is nothing to resume")
@@ -480,7 +508,9 @@ class GameStore:
         except CslError as e:
             raise ApiError(400, "bad_record", str(e)) from None
         takebacks = table.meta.get("takebacks", True)
-        return await self._admit(table, takebacks if isinstance(takebacks, bool) else True, path), True
+        viewer = _viewer(table, asked, True) if asked else None
+        game = await self._admit(table, takebacks if isinstance(takebacks, bool) else True, path)
+        return game, True, viewer if viewer is not None else self.viewer(game, None)
 
     def _check_ai_spec(self, seat: int, spec: object) -> None:
         """Refuse a record's AI whose search this server will not run: a budget without
@@ -510,29 +540,38 @@ class GameStore:
             )
 
     async def _admit(self, table: Table, takebacks: bool, path: Path | None) -> LiveGame:
-        """Add a game, first letting go of the least recently used finished game (or idle
-        game, saved first) when the server is full."""
+        """Add a game. A full server first lets go of the least recently used game that
+        loses nothing by it: one over or resigned (its record is saved), else one no human
+        has moved in yet (it has no record, and gets none). A game a player moved in is
+        never let go: with only such games, the new one is refused (429 busy)."""
         while len(self.games) >= self.config.max_games:
-            idle = [g for g in self.games.values() if not g.thinking]
-            if not idle:
-                raise busy(f"the server already holds {len(self.games)} games; try again later")
-            victim = min(idle, key=lambda g: (g.playing, g.last_used))
+            spare = [g for g in self.games.values() if not g.thinking and (not g.playing or not g.moved_in)]
+            if not spare:
+                raise busy(
+                    f"the server holds {len(self.games)} games being played, its limit: finish or "
+                    "resign one, or try again later"
+                )
+            victim = min(spare, key=lambda g: (g.playing, g.last_used))
             del self.games[victim.id]
-            if victim.playing:
-                await self.save(victim)
         game = LiveGame(secrets.token_urlsafe(24), table, takebacks, record_path=path)
         self.games[game.id] = game
         return game
 
     # --- moving -------------------------------------------------------------------------
-    async def move(self, game: LiveGame, body: Mapping[str, Any]) -> StepMade:
-        """A human's decision (illegal_move with the engine's reason for a refused one)."""
+    async def move(self, game: LiveGame, body: Mapping[str, Any], asker: int | None = None) -> StepMade:
+        """A human's decision (illegal_move with the engine's reason for a refused one).
+        The mover is the body's ``seat``, else asker (the request's ``?seat=``), else the
+        seat the game waits for; a body seat other than asker is refused."""
         _check_fields(body, ("move", "seat"), "move request")
         if "move" not in body:
             raise bad_request("move: missing")
         seat = body.get("seat")
         if seat is not None and not _is_int(seat):
             raise bad_request(f"seat: must be a seat number, got {clip(repr(seat), 40)}")
+        if seat is not None and asker is not None and seat != asker:
+            raise bad_request(f"seat: the body says seat {seat}, the query seat {asker}")
+        if seat is None:
+            seat = asker
         if not game.playing:
             raise conflict(f"the game is {'over' if game.status == 'over' else 'resigned'}")
         table = game.table
@@ -638,12 +677,15 @@ class GameStore:
             game_over=g.is_over,
         )
 
-    async def hint(self, game: LiveGame) -> dict[str, Any]:
-        """The engine's advice to the human to move, at the AI seats' own level."""
+    async def hint(self, game: LiveGame, asker: int | None = None) -> dict[str, Any]:
+        """The engine's advice to the human to move, at the AI seats' own level (when asker
+        is given, only if it is asker's decision: advice shows the hand it is for)."""
         table = game.table
         seat = table.waiting_for if game.playing else None
         if seat is None:
             raise conflict("no human decision to advise on now")
+        if asker is not None and asker != seat:
+            raise conflict(f"no decision of seat {asker} to advise on now (seat {seat} is to decide)")
         obs, limit, config = table.hint_search(seat)
         async with self._search_slots:
             result = await run_in_threadpool(search, obs, limit, config)
@@ -668,16 +710,21 @@ class GameStore:
             ],
         }
 
-    async def undo(self, game: LiveGame) -> None:
-        """Take back the last human choice and all after it (conflict when not allowed)."""
+    async def undo(self, game: LiveGame, seat: int) -> None:
+        """Take back seat's last choice and all after it (conflict when not allowed, or
+        when the last human choice is another seat's)."""
         if not game.takebacks:
             raise conflict("takebacks are off in this game")
         if game.thinking:
             raise conflict("the AI is thinking: take back once it has moved")
         if game.status == "resigned":
             raise conflict("the game was resigned")
-        if game.table.undo() is None:
+        last = game.table.last_choice()
+        if last is None:
             raise conflict("there is no move of yours to take back")
+        if last != seat:
+            raise conflict(f"the last choice is seat {last}'s: only that seat may take it back")
+        game.table.undo()
         game.status = "playing"
         game.changed()
         await self.save(game)
@@ -689,7 +736,8 @@ class GameStore:
         game.status = "resigned"
         game.resigned_by = seat
         game.changed()
-        await self.save(game)
+        if game.moved_in:
+            await self.save(game)
 
     def record(self, game: LiveGame) -> dict[str, Any]:
         """The game's record (every hand in it): only once the game is over or resigned."""
@@ -729,7 +777,7 @@ class GameStore:
     async def save_all(self) -> None:
         """Save every game being played (the server is stopping)."""
         for game in list(self.games.values()):
-            if game.playing and game.record_path is not None:
+            if game.playing and game.moved_in:
                 await self.save(game)
 
     def _save_new(self, record: Mapping[str, Any]) -> Path:

@@ -3,7 +3,10 @@
 Records are looked up only by id, a file name stem matched against `RECORD_ID_RE`, and
 only inside the records folder: no path ever comes from a request. A review re-enacts
 the checked record (`csl_ai.records.replay_record`) decision by decision and draws the
-whole board (every hand open) before each one. An analysis (`csl_ai.analysis`) runs as a
+whole board (every hand open) before each one, so only a game that cannot be played on
+(`resumable` is false: finished, resigned, or without a human seat) is reviewed,
+analysed, exported or uploaded: an unfinished game's record would show the AI seats'
+hidden cards of the deal the player resumes. An analysis (`csl_ai.analysis`) runs as a
 background job in a worker thread that the page polls for progress.
 """
 
@@ -32,14 +35,14 @@ from csl_ai.position import observation_to_position
 from csl_ai.records import new_record_path, replay_record, save_record
 from csl_ai.records import load_record as _load_record_shape
 from csl_ai.session import HUMAN
-from csl_ai.web.errors import ApiError, bad_request, busy, not_found
+from csl_ai.web.errors import ApiError, bad_request, busy, conflict, not_found
 from csl_ai.web.state import board_json, move_kind, move_text, result_json, rules_json
 
 RECORD_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 JOB_ID_RE: Final = re.compile(r"[A-Za-z0-9_-]{16,64}")
 MAX_LISTED: Final = 200
 MAX_JOBS_KEPT: Final = 32
-DEFAULT_ANALYSIS_LEVEL: Final = "fast"
+DEFAULT_ANALYSIS_LEVEL: Final = "normal"
 
 
 def record_path(folder: Path, record_id: str) -> Path:
@@ -88,6 +91,24 @@ def _resigned_by(record: Mapping[str, Any]) -> int | None:
     return None
 
 
+def resumable(record: Mapping[str, Any], game: Game | None = None) -> bool:
+    """Whether a record is a game a person may still play on (no result, not resigned, a
+    human seat; and, given its replayed game, not over): its hidden cards stay hidden."""
+    if record.get("result") is not None or _resigned_by(record) is not None:
+        return False
+    if game is not None and game.is_over:
+        return False
+    agents = record.get("agents")
+    return isinstance(agents, list) and HUMAN in agents
+
+
+def not_over() -> ApiError:
+    return conflict(
+        "this game is not over: its record holds every hand, the AI seats' too, so it opens "
+        "for review once the game is finished or resigned (resume it to play on)"
+    )
+
+
 def _humans(record: Mapping[str, Any], players: int) -> list[int]:
     agents = _agents(record, players)
     if agents is not None:
@@ -110,6 +131,7 @@ def record_info(path: Path, live: set[str]) -> dict[str, Any]:
         "agents": None,
         "humans": None,
         "live": path.stem in live,
+        "reviewable": None,
         "error": None,
     }
     try:
@@ -126,6 +148,7 @@ def record_info(path: Path, live: set[str]) -> dict[str, Any]:
         winners=list(result["winners"]) if result is not None else None,
         agents=_agents(record, players),
         humans=_humans(record, players),
+        reviewable=not resumable(record) and path.stem not in live,
     )
     return info
 
@@ -153,9 +176,12 @@ def list_records(folder: Path, live: set[str]) -> list[dict[str, Any]]:
 
 
 def store_upload(folder: Path, record: object, live: set[str]) -> dict[str, Any]:
-    """Check an uploaded record in full and save it under a new id; its RecordInfo."""
-    check_record(record)
+    """Check an uploaded record in full and save it under a new id; its RecordInfo. A
+    game that is not over is refused (409): uploads are for review."""
+    game = check_record(record)
     assert isinstance(record, dict)
+    if resumable(record, game):
+        raise not_over()
     path = new_record_path(folder)
     save_record(record, path)
     return record_info(path, live)
@@ -407,10 +433,12 @@ __all__: Sequence[str] = (
     "analysis_iterations",
     "check_record",
     "list_records",
+    "not_over",
     "position_at",
     "read_record",
     "record_info",
     "record_path",
+    "resumable",
     "review_json",
     "store_upload",
 )

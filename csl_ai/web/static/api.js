@@ -22,10 +22,9 @@ async function parseBody(response) {
 /** Call the API: `method` and `path` (under /api), an optional JSON body. */
 export async function api(method, path, body = undefined) {
   const init = { method, headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
-  }
+  // The server refuses a state-changing request without a JSON content type, body or not.
+  if (method !== "GET" && method !== "HEAD") init.headers["Content-Type"] = "application/json";
+  if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
   let response;
   try {
     response = await fetch(`/api${path}`, init);

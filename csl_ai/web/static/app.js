@@ -309,7 +309,10 @@ class App {
       resume.addEventListener("click", () => this.resume(rec.id));
       actions.append(resume);
     }
-    if (!rec.live) {
+    // A game that is not over opens for review only once finished or resigned: its record
+    // holds the AI seats' hidden cards (the server refuses it too).
+    const reviewable = rec.reviewable ?? (!rec.live && !unfinished);
+    if (reviewable) {
       const review = el("button", "", "Review");
       review.type = "button";
       review.setAttribute("aria-label", `Review the game ${rec.id}`);

@@ -372,7 +372,7 @@ export class ReviewView {
       option.value = level.name;
       select.append(option);
     }
-    select.value = this.levelChoice || (levels.some((l) => l.name === "fast") ? "fast" : levels[0].name);
+    select.value = this.levelChoice || (levels.some((l) => l.name === "normal") ? "normal" : levels[0].name);
     select.addEventListener("change", () => {
       this.levelChoice = select.value;
     });
