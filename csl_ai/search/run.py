@@ -30,21 +30,27 @@ INITIAL_NODES = 1 << 16
 """Node pool per thread under a time limit (it doubles when full)."""
 _JOIN_POLL_S = 0.2
 """How long a wait for the search threads lasts before Python gets to run signal handlers."""
+_STOP_POLL_S = 0.02
+"""How often a search given a stop event looks at it."""
 
 
 def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-def _run_workers(workers: Sequence[tuple[_core.SearchWorker, int]], seconds: float) -> None:
+def _run_workers(
+    workers: Sequence[tuple[_core.SearchWorker, int]], seconds: float, stop: threading.Event | None = None
+) -> None:
     """Run each worker on a thread of its own and wait for them all.
 
     The wait comes back to Python every _JOIN_POLL_S, so Ctrl-C (or any signal handler's
     exception) arrives during a search of any length; then every worker is told to stop,
     the threads are joined (a few microseconds: each checks before every iteration) and
     the exception goes on. The threads are daemons, so even a second interrupt during
-    that join cannot keep the process from exiting.
+    that join cannot keep the process from exiting. Once stop is set, every worker is told
+    to stop and the search ends with what it has.
     """
+    poll = _JOIN_POLL_S if stop is None else min(_JOIN_POLL_S, _STOP_POLL_S)
     pool = [
         threading.Thread(target=w.run, args=(b, seconds), name=f"csl-search-{i}", daemon=True)
         for i, (w, b) in enumerate(workers)
@@ -54,7 +60,10 @@ def _run_workers(workers: Sequence[tuple[_core.SearchWorker, int]], seconds: flo
             th.start()
         for th in pool:
             while th.is_alive():
-                th.join(_JOIN_POLL_S)
+                th.join(poll)
+                if stop is not None and stop.is_set():
+                    for w, _b in workers:
+                        w.request_stop()
     except BaseException:
         for w, _b in workers:
             w.request_stop()
@@ -69,6 +78,8 @@ def search(
     limit: SearchLimit,
     config: SearchConfig = SearchConfig(),
     worlds: Sequence[_core.CoreState] | None = None,
+    *,
+    stop: threading.Event | None = None,
 ) -> SearchResult:
     """Search the decision of obs's seat; InvalidPositionError if it has none or no world fits.
 
@@ -79,7 +90,9 @@ def search(
     The search threads' trees together stay within MAX_TREE_BYTES: a search that reaches
     it stops early and answers from the iterations it made. KeyboardInterrupt (or another
     exception raised by a signal handler) during the search stops every thread and is
-    raised again.
+    raised again. stop: an event another thread may set to end the search at once; it
+    then answers from the iterations made (the first candidate in prior order, unvisited,
+    if none was).
     """
     if limit.iterations is not None and limit.iterations > MAX_ITERATIONS:
         raise SearchSettingsError(f"iterations must be at most {MAX_ITERATIONS:,}")
@@ -128,7 +141,7 @@ def search(
         else:
             capacity = INITIAL_NODES
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
-    _run_workers(workers, seconds)
+    _run_workers(workers, seconds, stop)
     totals: dict[int, list[float]] = {}
     for worker, _budget in workers:
         for i, row in worker.root_stats().items():
@@ -163,7 +176,9 @@ def search(
         stats.sort(key=lambda e: (-e[1].mean_utility, -e[1].visits, e[0]))
     else:
         stats.sort(key=lambda e: (-e[1].visits, -e[1].mean_utility, e[0]))
-    ordered = tuple(m for _i, m in stats)
+    ordered = tuple(m for _i, m in stats) or (
+        MoveStats(move_of(kind, engine.candidate(0)), 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0),
+    )
     return SearchResult(
         seat=obs.seat,
         best_move=ordered[0].move,
