@@ -3,7 +3,7 @@
 Card sets, hands, piles and masks are 64-bit unsigned integers (Python ints).
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, TypeAlias
 
 from typing_extensions import Self, disjoint_base
@@ -184,6 +184,10 @@ VALUE_FEATURES: tuple[str, ...]
 
 def boundary_features(state: CoreState) -> list[list[float]]:
     """The value features of every seat from the state's tallies."""
+
+def boundary_features_many(states: Iterable[CoreState]) -> list[list[list[float]]]:
+    """boundary_features of each state, one set of the value's tables kept across them as
+    a search worker keeps it (the same numbers as each alone)."""
 
 def boundary_value(
     state: CoreState, weights: Sequence[Sequence[float]], points_weights: Sequence[Sequence[float]]

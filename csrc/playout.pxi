@@ -538,10 +538,12 @@ cdef inline void playout(const SearchSpec* sp, State* st, Rng* rng) noexcept nog
     rollout(&sp.policy, st, rng, NULL)
 
 
-cdef void outcome(const SearchSpec* sp, const State* st, double* u, double* share, double* pts) noexcept nogil:
+cdef void outcome(const SearchSpec* sp, ValueTables* vt, const State* st, double* u, double* share,
+                  double* pts) noexcept nogil:
     """Utility per seat: win share (1/k for a k-way shared win) plus a small clamped margin
     over the best other seat, or points / points_scale. A playout stopped at a round's end
-    (Policy.value_horizon) takes the learned value's shares and expected final points."""
+    (Policy.value_horizon) takes the learned value's shares and expected final points (vt:
+    the worker's tables for it)."""
     cdef int32_t sc[MAX_PLAYERS * N_SCORE_COLS]
     cdef int s, o, n = st.cfg.n_players, winners, k
     cdef double best, d
@@ -553,7 +555,7 @@ cdef void outcome(const SearchSpec* sp, const State* st, double* u, double* shar
             share[s] = ((winners >> s) & 1) / <double>k
             pts[s] = sc[s * N_SCORE_COLS + COL_TOTAL]
     else:
-        value_estimate(sp.value_w, sp.value_pts_w, st, share, pts)
+        value_estimate(vt, sp.value_w, sp.value_pts_w, st, share, pts)
     for s in range(n):
         if sp.utility == UTIL_POINTS:
             u[s] = pts[s] / sp.points_scale

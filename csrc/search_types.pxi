@@ -86,6 +86,10 @@ cdef enum:
     N_SPLIT_FEATURES = 4
     N_VALUE_FEATURES = 15
     MAX_VALUE_ROUNDS = 6
+    MAX_SPLIT_GAIN = 2 * MAX_SKY + 1  # entries of a split gain pmf (value.pxi)
+    VALUE_BELOW_ROWS = 16             # candy counts whose split rows ValueTables keeps
+    VALUE_ROW = 3 * MAX_SPLIT_GAIN    # the length of one
+    CANDY_MEMO = 256                  # candy tallies whose mean candy points ValueTables keeps
     MAX_POOL = 1 << 16
     MAX_SPLIT_TABLE = 1 << 12
     MIX_STRIDE = 1 << MAX_LINE  # pile masks over a hand's positions (mixture_allocate)
@@ -189,6 +193,30 @@ ctypedef struct SearchSpec:
     double value_pts_w[MAX_VALUE_ROUNDS][N_VALUE_FEATURES + 1]  # its expected final points
 
 
+ctypedef struct ValueTables:
+    # What the learned value's split features (value.pxi) need of the sky cards still to
+    # come, made once for them and kept by each worker: the same in every iteration that
+    # ends at the same round boundary, where only the tallies differ. Every number is
+    # computed by the same operations, in the same order, as the features compute them.
+    uint64_t key            # the player count, sides, star option and the singles and doubles of each kind to come
+    int32_t valid           # 0: empty (a zeroed struct is)
+    uint64_t remaining      # the card ids of the sky cards to come the tables were last used for
+    uint8_t deck_kind[MAX_SKY]   # and the deck they were of (Config.sky_kind, sky_count)
+    uint8_t deck_count[MAX_SKY]
+    int32_t size            # entries of candy_pmf
+    double candy_pmf[MAX_SPLIT_GAIN]         # the chance a seat gains g candies
+    double candy_above[MAX_SPLIT_GAIN + 1]   # [j]: the chance of a gain >= j (1 at j = 0, 0 at size)
+    double candy_not_above[MAX_SPLIT_GAIN + 1]  # [j]: 1 - candy_above[j]
+    double spider_mean[7]   # mean spider points, by the seat's spiders now (6 and more alike)
+    double leopard_mean[8]  # mean leopard points, by its leopards now (7 and more alike)
+    double star_two[4]      # the chance it ends with exactly two stars, by its stars now (3 and more alike)
+    double star_three[4]    # with three or more
+    uint64_t candy_key[CANDY_MEMO]   # the candy tallies of every seat, 8 bits a seat above a 1 bit; 0: none
+    double candy_mean[CANDY_MEMO][MAX_PLAYERS]  # each seat's mean candy points under them
+    uint32_t below_ready    # bit c: below[c] is filled
+    double below[VALUE_BELOW_ROWS][VALUE_ROW]  # [c]: the candy row of a seat with c candies (value.pxi _candy_row)
+
+
 ctypedef struct RootStat:
     int64_t visits
     double sum_u
@@ -223,6 +251,7 @@ ctypedef struct Worker:
     int64_t round_worlds_left
     Rng world_rng       # the current world's playout stream, the same for every survivor
     State world
+    ValueTables value_tables  # the learned value's tables of the round boundary it last evaluated
 
 
 ctypedef struct Trace:

@@ -50,6 +50,30 @@ cdef inline int32_t child_or_new(Worker* w, int32_t parent, int key, int mover, 
     return new_node(w, parent, key, mover)
 
 
+cdef enum:
+    LOG_COUNTS = 1 << 12
+
+cdef double LOG_COUNT[LOG_COUNTS]   # LOG_COUNT[i] = log(i), i >= 1
+
+
+def _fill_log_count():
+    cdef int i
+    LOG_COUNT[0] = 0.0
+    for i in range(1, LOG_COUNTS):
+        LOG_COUNT[i] = log(<double>i)
+
+
+_fill_log_count()
+
+
+cdef inline double log_count(int32_t n) noexcept nogil:
+    """log(n) for a count n >= 1: from a table while n is small (the same number: the same
+    function of the same argument)."""
+    if n < LOG_COUNTS:
+        return LOG_COUNT[n]
+    return log(<double>n)
+
+
 cdef int32_t select_child(Worker* w, int32_t node, uint64_t legal, int mover, double c,
                           int* created) noexcept nogil:
     """ISMCTS selection: UCB over the children legal in this world (their availability
@@ -70,7 +94,7 @@ cdef int32_t select_child(Worker* w, int32_t node, uint64_t legal, int mover, do
     for i in range(k):
         nd = &w.pool[kids[i]]
         nd.avail += 1
-        v = nd.reward / nd.visits + c * sqrt(log(<double>nd.avail) / nd.visits)
+        v = nd.reward / nd.visits + c * sqrt(log_count(nd.avail) / nd.visits)
         if v > best_v:
             best_v = v
             best = kids[i]
@@ -275,7 +299,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
         else:
             break
     playout(sp, &st, rng)
-    outcome(sp, &st, u, share, pts)
+    outcome(sp, &w.value_tables, &st, u, share, pts)
     for s in range(plen):
         nd = &w.pool[path[s]]
         nd.visits += 1
@@ -398,7 +422,7 @@ cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
         st = world
         apply_candidate(sp, &st, i)
         playout(sp, &st, &w.rng)
-        outcome(sp, &st, u, share, pts)
+        outcome(sp, &w.value_tables, &st, u, share, pts)
         record_root(sp, &w.root[i], u, share, pts)
 
 

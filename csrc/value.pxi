@@ -22,6 +22,15 @@
 #               seat's count independent of the others' (candy B ranked as if every seat
 #               above counted once)
 #   split_three the chance that the seat ends with all three stars in that random split
+#
+# The cost: a search evaluates the value once an iteration, always at the same round boundary
+# with the same sky cards to come (only the tallies differ), so each worker keeps the
+# split features' tables of those cards (ValueTables, search_types.pxi: the gain pmfs, the
+# mean spider and leopard points and star chances by the seat's count, the candy rows by
+# count, and the mean candy points of the candy tallies last seen) and makes them again only
+# for other cards. Every number is made by the same floating-point operations in the same
+# order as computing it afresh (tests/test_value.py holds them equal, the bench signature
+# the searches), and the gains are seat_points' integer arithmetic taken by the column.
 
 VALUE_FEATURES = (
     "points", "leopard_1", "leopard_2", "spider_1", "spider_2", "candy_1", "candy_2",
@@ -29,8 +38,7 @@ VALUE_FEATURES = (
     "split_candy", "split_spider", "split_leopard", "split_star", "split_three",
 )
 
-cdef enum:
-    MAX_SPLIT_GAIN = 2 * MAX_SKY + 1
+from libc.string cimport memcmp, memset
 
 cdef double SPLIT_BINOM[MAX_PLAYERS + 1][MAX_SKY + 1][MAX_SKY + 1]
 
@@ -69,21 +77,25 @@ cdef inline double _split_table_mean(const double* pmf, int size, int have, cons
     return total
 
 
-cdef void value_split_features(const State* st, double (*f)[N_VALUE_FEATURES]) noexcept nogil:
-    """Fill the split_* features (VALUE_FEATURES from index 10) of every seat."""
-    cdef int n = st.cfg.n_players
+cdef enum:
+    VALUE_KEY_RULES = 0xFF  # the bits of a tables key that _rules_key sets
+
+
+cdef inline uint64_t _rules_key(const State* st) noexcept nogil:
+    """The player count, star option and sides in the low 8 bits of a tables key."""
+    return (<uint64_t>st.cfg.n_players | (<uint64_t>st.cfg.star_a_mode << 3)
+            | (<uint64_t>st.cfg.side[0] << 4) | (<uint64_t>st.cfg.side[1] << 5)
+            | (<uint64_t>st.cfg.side[2] << 6) | (<uint64_t>st.cfg.side[3] << 7))
+
+
+cdef uint64_t value_tables_key(const State* st) noexcept nogil:
+    """What the split features take of a round boundary besides its tallies, in one number:
+    the player count, the sides, the star option, and the singles and doubles of each kind
+    among the sky cards still to come (6 bits each: at most MAX_SKY)."""
     cdef int singles[N_KINDS]
     cdef int doubles[N_KINDS]
-    cdef double pmf[N_KINDS][MAX_SPLIT_GAIN]
-    cdef int size[N_KINDS]
-    cdef double below[MAX_PLAYERS][MAX_SPLIT_GAIN + 1]   # below[o][j]: sum over gains < j of pmf * count
-    cdef double under[MAX_PLAYERS][MAX_SPLIT_GAIN + 1]   # under[o][j]: pmf mass of gains < j
-    cdef double rank_pmf[MAX_PLAYERS + 1]
-    cdef double mean_candy[MAX_PLAYERS]
-    cdef double mean_spider, mean_leopard, mean_base, mean_star, q, total, three, two
-    cdef int32_t row[N_SCORE_COLS]
-    cdef int k, i, s, o, g, j, a, c, kk, card, end = st.cfg.n_rounds * st.cfg.line_size
-    cdef int side_c = st.cfg.side[KIND_CANDY]
+    cdef int i, k, card, end = st.cfg.n_rounds * st.cfg.line_size
+    cdef uint64_t key
     for k in range(N_KINDS):
         singles[k] = 0
         doubles[k] = 0
@@ -93,118 +105,335 @@ cdef void value_split_features(const State* st, double (*f)[N_VALUE_FEATURES]) n
             doubles[st.cfg.sky_kind[card]] += 1
         else:
             singles[st.cfg.sky_kind[card]] += 1
+    key = _rules_key(st)
     for k in range(N_KINDS):
-        size[k] = _split_gain_pmf(n, singles[k], doubles[k], pmf[k])
-    for o in range(n):
-        c = st.elems[o][KIND_CANDY]
-        below[o][0] = 0.0
-        under[o][0] = 0.0
-        for g in range(size[KIND_CANDY]):
-            below[o][g + 1] = below[o][g] + pmf[KIND_CANDY][g] * (c + g)
-            under[o][g + 1] = under[o][g] + pmf[KIND_CANDY][g]
-    for s in range(n):
-        total = 0.0
-        for g in range(size[KIND_CANDY]):
-            a = st.elems[s][KIND_CANDY] + g
-            if side_c == SIDE_A:
-                q = 0.0
-                for o in range(n):
-                    if o != s:
-                        j = a - st.elems[o][KIND_CANDY]      # the other's gains below j keep it under a
-                        if j > 0:
-                            q += below[o][j if j < size[KIND_CANDY] else size[KIND_CANDY]]
-                total += pmf[KIND_CANDY][g] * q
-            else:
-                rank_pmf[0] = 1.0
-                for kk in range(1, n):
-                    rank_pmf[kk] = 0.0
-                i = 0
-                for o in range(n):
-                    if o == s:
-                        continue
-                    j = a - st.elems[o][KIND_CANDY] + 1      # gains >= j put the other above a
-                    if j <= 0:
-                        q = 1.0
-                    elif j >= size[KIND_CANDY]:
-                        q = 0.0
-                    else:
-                        q = 1.0 - under[o][j]
-                    i += 1
-                    for kk in range(i, 0, -1):
-                        rank_pmf[kk] = rank_pmf[kk] * (1.0 - q) + rank_pmf[kk - 1] * q
-                    rank_pmf[0] *= 1.0 - q
-                q = 0.0
-                for kk in range(n):
-                    q += rank_pmf[kk] * CANDY_B_POINTS[kk]
-                total += pmf[KIND_CANDY][g] * q
-        mean_candy[s] = total
-    for s in range(n):
-        seat_points(st, s, row)
-        mean_spider = _split_table_mean(pmf[KIND_SPIDER], size[KIND_SPIDER], st.elems[s][KIND_SPIDER],
-                                        SPIDER_POINTS[st.cfg.side[KIND_SPIDER]], 6)
-        mean_leopard = _split_table_mean(pmf[KIND_LEOPARD], size[KIND_LEOPARD], st.elems[s][KIND_LEOPARD],
-                                         LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]], 7)
-        mean_base = mean_candy[s] + mean_spider + mean_leopard
+        key |= (<uint64_t>singles[k] << (8 + 12 * k)) | (<uint64_t>doubles[k] << (14 + 12 * k))
+    return key
+
+
+cdef inline void value_tables_ready(ValueTables* vt, const State* st) noexcept nogil:
+    """Make vt the tables of st's sky cards still to come, unless it holds them: the same
+    card ids of the same deck (sky_order is a permutation of the deck's card ids 0 ..
+    n_sky - 1, so those to come are those not dealt), or the same key."""
+    cdef uint64_t remaining = 0, key
+    cdef int i, end = st.cfg.n_rounds * st.cfg.line_size
+    if st.sky_pos < end - st.sky_pos:   # fewer dealt than to come: all the others
+        for i in range(st.sky_pos):
+            remaining |= (<uint64_t>1) << st.sky_order[i]
+        remaining = ~remaining & (((<uint64_t>1) << end) - 1)
+    else:
+        for i in range(st.sky_pos, end):
+            remaining |= (<uint64_t>1) << st.sky_order[i]
+    if (vt.valid and remaining == vt.remaining
+            and memcmp(vt.deck_kind, st.cfg.sky_kind, MAX_SKY) == 0
+            and memcmp(vt.deck_count, st.cfg.sky_count, MAX_SKY) == 0
+            and vt.key & VALUE_KEY_RULES == _rules_key(st)):
+        return
+    key = value_tables_key(st)
+    if not vt.valid or vt.key != key:
+        value_tables_make(vt, st, key)
+    vt.remaining = remaining
+    memcpy(vt.deck_kind, st.cfg.sky_kind, MAX_SKY)
+    memcpy(vt.deck_count, st.cfg.sky_count, MAX_SKY)
+
+
+cdef void value_tables_make(ValueTables* vt, const State* st, uint64_t key) noexcept nogil:
+    """Fill vt for the sky cards still to come of st (key: value_tables_key(st))."""
+    cdef int n = st.cfg.n_players
+    cdef double pmf[N_KINDS][MAX_SPLIT_GAIN]
+    cdef int size[N_KINDS]
+    cdef int k, g, c, t
+    cdef double two, three, under
+    for k in range(N_KINDS):
+        size[k] = _split_gain_pmf(n, (key >> (8 + 12 * k)) & 63, (key >> (14 + 12 * k)) & 63, pmf[k])
+    vt.key = key
+    vt.valid = 1
+    vt.size = size[KIND_CANDY]
+    under = 0.0
+    vt.candy_above[0] = 1.0
+    for g in range(size[KIND_CANDY]):
+        vt.candy_pmf[g] = pmf[KIND_CANDY][g]
+        if g > 0:
+            vt.candy_above[g] = 1.0 - under
+        under += pmf[KIND_CANDY][g]
+    vt.candy_above[size[KIND_CANDY]] = 0.0
+    for g in range(size[KIND_CANDY] + 1):
+        vt.candy_not_above[g] = 1.0 - vt.candy_above[g]
+    for c in range(7):
+        vt.spider_mean[c] = _split_table_mean(pmf[KIND_SPIDER], size[KIND_SPIDER], c,
+                                              SPIDER_POINTS[st.cfg.side[KIND_SPIDER]], 6)
+    for c in range(8):
+        vt.leopard_mean[c] = _split_table_mean(pmf[KIND_LEOPARD], size[KIND_LEOPARD], c,
+                                               LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]], 7)
+    for t in range(4):
         two = 0.0
         three = 0.0
         for g in range(size[KIND_STAR]):
-            c = st.elems[s][KIND_STAR] + g
+            c = t + g
             if c == 2:
                 two += pmf[KIND_STAR][g]
             elif c >= 3:
                 three += pmf[KIND_STAR][g]
+        vt.star_two[t] = two
+        vt.star_three[t] = three
+    vt.below_ready = 0
+    memset(vt.candy_key, 0, sizeof(vt.candy_key))
+
+
+cdef inline const double* _candy_row(ValueTables* vt, int c, double* spare) noexcept nogil:
+    """The side-A candy row of a seat holding c candies, indexed by j + size for j = 1 - size
+    .. 2 * size - 1: below[j], the sum over gains g < j of pmf[g] * (c + g), for 0 < j <
+    size (made in order of g), 0.0 for j <= 0 and below[size] for j >= size; kept in vt for
+    small c, else made in spare."""
+    cdef double* row = spare
+    cdef double below = 0.0
+    cdef int g, size = vt.size
+    if c < VALUE_BELOW_ROWS:
+        row = &vt.below[c][0]
+        if (vt.below_ready >> c) & 1:
+            return row
+    for g in range(size + 1):
+        row[g] = 0.0
+    for g in range(size):
+        below = below + vt.candy_pmf[g] * (c + g)
+        row[size + g + 1] = below
+    for g in range(2 * size + 1, 3 * size):
+        row[g] = below
+    if c < VALUE_BELOW_ROWS:
+        vt.below_ready |= <uint32_t>1 << c
+    return row
+
+
+cdef void _candy_a_means(ValueTables* vt, const State* st, double* mean_candy) noexcept nogil:
+    """Each seat's mean candy points on side A (the others' counts below its own) over the
+    random split: for every gain g of the seat, q[g] sums over the others, in seat order,
+    below[j] of the other's row at j = its count + g - theirs (nothing where j <= 0,
+    below[size] where j >= size), and the mean is the sum over g of pmf[g] * q[g] in order
+    of g. q is made one other at a time across all g at once, each q[g] taking the same
+    additions in the same order as one at a time (adding the rows' 0.0 where j <= 0 leaves
+    a sum of non-negative numbers as it is)."""
+    cdef int n = st.cfg.n_players, size = vt.size
+    cdef double spare[MAX_PLAYERS][VALUE_ROW]
+    cdef const double* rows[MAX_PLAYERS]
+    cdef double q[MAX_SPLIT_GAIN]
+    cdef const double* row
+    cdef double top, total
+    cdef int s, o, g, d
+    for o in range(n):
+        rows[o] = _candy_row(vt, st.elems[o][KIND_CANDY], spare[o])
+    for s in range(n):
+        for g in range(size):
+            q[g] = 0.0
+        for o in range(n):
+            if o == s:
+                continue
+            d = st.elems[s][KIND_CANDY] - st.elems[o][KIND_CANDY]   # j = d + g
+            if d <= 1 - size:       # j <= 0 for every g
+                continue
+            if d >= size:           # j >= size for every g
+                top = rows[o][3 * size - 1]
+                for g in range(size):
+                    q[g] += top
+            else:
+                row = rows[o] + size + d
+                for g in range(size):
+                    q[g] += row[g]
+        total = 0.0
+        for g in range(size):
+            total += vt.candy_pmf[g] * q[g]
+        mean_candy[s] = total
+
+
+cdef void _candy_b_means(const ValueTables* vt, const State* st, double* mean_candy) noexcept nogil:
+    """Each seat's mean candy points on side B (ranked by the others above it, each once)
+    over the random split: for every gain g, the distribution of the number of others above
+    (each other above with chance above[j], j = its count + g - theirs + 1, taken in seat
+    order), then the mean of CANDY_B_POINTS over it; the mean over g in order of g. As in
+    _candy_a_means, all g at once with the same operations in the same order for each."""
+    cdef int n = st.cfg.n_players, size = vt.size
+    cdef double rank_pmf[MAX_PLAYERS][MAX_SPLIT_GAIN]
+    cdef double up[MAX_SPLIT_GAIN]
+    cdef double stay[MAX_SPLIT_GAIN]
+    cdef double q, total
+    cdef int s, o, g, j, kk, i, d
+    for s in range(n):
+        for g in range(size):
+            rank_pmf[0][g] = 1.0
+        for kk in range(1, n):
+            for g in range(size):
+                rank_pmf[kk][g] = 0.0
+        i = 0
+        for o in range(n):
+            if o == s:
+                continue
+            d = st.elems[s][KIND_CANDY] - st.elems[o][KIND_CANDY] + 1   # j = d + g
+            for g in range(size):
+                j = d + g
+                if j < 0:
+                    j = 0
+                elif j > size:
+                    j = size
+                up[g] = vt.candy_above[j]
+                stay[g] = vt.candy_not_above[j]
+            i += 1
+            for kk in range(i, 0, -1):
+                for g in range(size):
+                    rank_pmf[kk][g] = rank_pmf[kk][g] * stay[g] + rank_pmf[kk - 1][g] * up[g]
+            for g in range(size):
+                rank_pmf[0][g] *= stay[g]
+        total = 0.0
+        for g in range(size):
+            q = 0.0
+            for kk in range(n):
+                q += rank_pmf[kk][g] * CANDY_B_POINTS[kk]
+            total += vt.candy_pmf[g] * q
+        mean_candy[s] = total
+
+
+cdef void value_split_features(ValueTables* vt, const State* st, const int32_t (*rows)[N_SCORE_COLS],
+                               double (*f)[N_VALUE_FEATURES]) noexcept nogil:
+    """Fill the split_* features (VALUE_FEATURES from index 10) of every seat; rows: each
+    seat's score breakdown (seat_points)."""
+    cdef int n = st.cfg.n_players
+    cdef double mean_candy[MAX_PLAYERS]
+    cdef double mean_spider, mean_leopard, mean_base, mean_star, three, two
+    cdef int s, c, slot
+    cdef uint64_t candy = 1   # the candy tallies, 8 bits a seat, above a set bit
+    value_tables_ready(vt, st)
+    for s in range(n):
+        candy = (candy << 8) | st.elems[s][KIND_CANDY]
+    slot = <int>(((candy * 0x9E3779B97F4A7C15ULL) >> 32) & (CANDY_MEMO - 1))
+    if vt.candy_key[slot] == candy:
+        for s in range(n):
+            mean_candy[s] = vt.candy_mean[slot][s]
+    else:
+        if st.cfg.side[KIND_CANDY] == SIDE_A:
+            _candy_a_means(vt, st, mean_candy)
+        else:
+            _candy_b_means(vt, st, mean_candy)
+        vt.candy_key[slot] = candy
+        for s in range(n):
+            vt.candy_mean[slot][s] = mean_candy[s]
+    for s in range(n):
+        c = st.elems[s][KIND_SPIDER]
+        mean_spider = vt.spider_mean[c if c < 6 else 6]
+        c = st.elems[s][KIND_LEOPARD]
+        mean_leopard = vt.leopard_mean[c if c < 7 else 7]
+        mean_base = mean_candy[s] + mean_spider + mean_leopard
+        c = st.elems[s][KIND_STAR]
+        two = vt.star_two[c if c < 3 else 3]
+        three = vt.star_three[c if c < 3 else 3]
         if st.cfg.side[KIND_STAR] == SIDE_A:
             mean_star = -5.0 * two + three * (2.0 if st.cfg.star_a_mode == STAR_A_TWICE else 1.0) * mean_base
         else:
             mean_star = -10.0 * two
-        f[s][10] = (mean_candy[s] - row[COL_CANDY]) / 10.0
-        f[s][11] = (mean_spider - row[COL_SPIDER]) / 10.0
-        f[s][12] = (mean_leopard - row[COL_LEOPARD]) / 10.0
-        f[s][13] = (mean_star - row[COL_STAR]) / 10.0
+        f[s][10] = (mean_candy[s] - rows[s][COL_CANDY]) / 10.0
+        f[s][11] = (mean_spider - rows[s][COL_SPIDER]) / 10.0
+        f[s][12] = (mean_leopard - rows[s][COL_LEOPARD]) / 10.0
+        f[s][13] = (mean_star - rows[s][COL_STAR]) / 10.0
         f[s][14] = three
 
-cdef inline double _gain(State* scratch, int s, int kind, int more, int32_t total) noexcept nogil:
-    """Points (in tens) that `more` elements of kind would add to seat s's total."""
-    cdef int32_t row[N_SCORE_COLS]
-    cdef uint8_t had = scratch.elems[s][kind]
-    scratch.elems[s][kind] = had + more
-    seat_points(scratch, s, row)
-    scratch.elems[s][kind] = had
-    return (row[COL_TOTAL] - total) / 10.0
+
+cdef enum:
+    TENTHS_HALF = 1024
+
+cdef double TENTHS[2 * TENTHS_HALF]   # TENTHS[TENTHS_HALF + x] = x / 10.0
 
 
-cdef void value_features(const State* st, double (*f)[N_VALUE_FEATURES]) noexcept nogil:
+def _fill_tenths():
+    cdef int i
+    for i in range(2 * TENTHS_HALF):
+        TENTHS[i] = (i - TENTHS_HALF) / 10.0
+
+
+_fill_tenths()
+
+
+cdef inline double _tenths(int32_t x) noexcept nogil:
+    """x / 10.0, from a table where x is small (the same number: a division is exact-rounded)."""
+    if -TENTHS_HALF <= x < TENTHS_HALF:
+        return TENTHS[TENTHS_HALF + x]
+    return x / 10.0
+
+
+cdef inline int32_t _star_points(const State* st, int t, int32_t base) noexcept nogil:
+    """seat_points' star column for t face-up stars and base candy + spider + leopard points."""
+    if st.cfg.side[KIND_STAR] == SIDE_A:
+        if t == 2:
+            return -5
+        if t >= 3:
+            return 2 * base if st.cfg.star_a_mode == STAR_A_TWICE else base
+        return 0
+    return -10 if t == 2 else 0
+
+
+cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_FEATURES]) noexcept nogil:
     """The features of every seat (f[seat]) from the face-up tallies, weather and face-down
-    cards of a round boundary."""
-    cdef State scratch = st[0]
-    cdef int32_t row[N_SCORE_COLS]
-    cdef int s, o, n = st.cfg.n_players
+    cards of a round boundary. The gains are what seat_points' total gains with one or two
+    more elements of a kind, in whole points as it counts them (the others' tallies as they
+    are: one more candy changes only this seat's candy column; a change of candy, spider or
+    leopard points moves the star column with it where that counts them, side A with three
+    stars)."""
+    cdef int32_t rows[MAX_PLAYERS][N_SCORE_COLS]
+    cdef int32_t candy_more[3]
+    cdef int32_t total, k
+    cdef int s, o, m, v, c, sp, le, t, n = st.cfg.n_players, star_seats = 0
+    cdef const int32_t* spider = SPIDER_POINTS[st.cfg.side[KIND_SPIDER]]
+    cdef const int32_t* leopard = LEOPARD_POINTS[st.cfg.side[KIND_LEOPARD]]
+    cdef int32_t star_k = 2 if st.cfg.star_a_mode == STAR_A_TWICE else 1
     cdef bint others_star
+    for o in range(n):
+        if st.elems[o][KIND_STAR] > 0:
+            star_seats += 1
     for s in range(n):
-        seat_points(st, s, row)
-        f[s][0] = row[COL_TOTAL] / 10.0
-        f[s][1] = _gain(&scratch, s, KIND_LEOPARD, 1, row[COL_TOTAL])
-        f[s][2] = _gain(&scratch, s, KIND_LEOPARD, 2, row[COL_TOTAL])
-        f[s][3] = _gain(&scratch, s, KIND_SPIDER, 1, row[COL_TOTAL])
-        f[s][4] = _gain(&scratch, s, KIND_SPIDER, 2, row[COL_TOTAL])
-        f[s][5] = _gain(&scratch, s, KIND_CANDY, 1, row[COL_TOTAL])
-        f[s][6] = _gain(&scratch, s, KIND_CANDY, 2, row[COL_TOTAL])
-        f[s][7] = _gain(&scratch, s, KIND_STAR, 1, row[COL_TOTAL])
-        others_star = False
-        for o in range(n):
-            if o != s and st.elems[o][KIND_STAR] > 0:
-                others_star = True
+        seat_points(st, s, rows[s])
+        total = rows[s][COL_TOTAL]
+        c = st.elems[s][KIND_CANDY]
+        sp = st.elems[s][KIND_SPIDER]
+        le = st.elems[s][KIND_LEOPARD]
+        t = st.elems[s][KIND_STAR]
+        # this seat's candy points with 1 and 2 more candies
+        candy_more[1] = 0
+        candy_more[2] = 0
+        if st.cfg.side[KIND_CANDY] == SIDE_A:
+            for o in range(n):
+                v = st.elems[o][KIND_CANDY]
+                if o != s:
+                    if v < c + 1:
+                        candy_more[1] += v
+                    if v < c + 2:
+                        candy_more[2] += v
+        else:
+            for m in range(1, 3):
+                v = 0   # the rank: distinct counts of the others above this seat's
+                for o in range(n):
+                    if st.elems[o][KIND_CANDY] > c + m and not _candy_seen_before(st, o, n):
+                        v += 1
+                candy_more[m] = CANDY_B_POINTS[v]
+        # the total's change per point of candy, spider or leopard
+        k = 1 + star_k if st.cfg.side[KIND_STAR] == SIDE_A and t >= 3 else 1
+        f[s][0] = _tenths(total)
+        f[s][1] = _tenths(k * (leopard[le + 1 if le + 1 < 7 else 7] - rows[s][COL_LEOPARD]))
+        f[s][2] = _tenths(k * (leopard[le + 2 if le + 2 < 7 else 7] - rows[s][COL_LEOPARD]))
+        f[s][3] = _tenths(k * (spider[sp + 1 if sp + 1 < 6 else 6] - rows[s][COL_SPIDER]))
+        f[s][4] = _tenths(k * (spider[sp + 2 if sp + 2 < 6 else 6] - rows[s][COL_SPIDER]))
+        f[s][5] = _tenths(k * (candy_more[1] - rows[s][COL_CANDY]))
+        f[s][6] = _tenths(k * (candy_more[2] - rows[s][COL_CANDY]))
+        f[s][7] = _tenths(_star_points(st, t + 1, rows[s][COL_CANDY] + rows[s][COL_SPIDER] + rows[s][COL_LEOPARD])
+                          - rows[s][COL_STAR])
+        others_star = star_seats - (1 if t > 0 else 0) > 0
         f[s][8] = 0.0 if others_star else f[s][7]
-        f[s][9] = 1.0 if (st.cfg.side[KIND_STAR] == SIDE_B and st.elems[s][KIND_STAR] == 2
-                          and not others_star) else 0.0
-    value_split_features(st, f)
+        f[s][9] = 1.0 if (st.cfg.side[KIND_STAR] == SIDE_B and t == 2 and not others_star) else 0.0
+    value_split_features(vt, st, rows, f)
 
 
-cdef void value_estimate(const double (*w)[N_VALUE_FEATURES], const double (*pw)[N_VALUE_FEATURES + 1],
+cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
+                         const double (*pw)[N_VALUE_FEATURES + 1],
                          const State* st, double* share, double* pts) noexcept nogil:
     """Each seat's chance of winning and expected final points from a round boundary
     (st.round rounds finished, more to come), under the weights w and points weights pw
-    (intercept first), both by rounds left - 1; a seat already holding an outright win has it."""
+    (intercept first), both by rounds left - 1; a seat already holding an outright win has it.
+    vt: the tables of the sky cards still to come, remade here when they are another's."""
     cdef double f[MAX_PLAYERS][N_VALUE_FEATURES]
     cdef double z[MAX_PLAYERS]
     cdef int s, i, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round, outright
@@ -213,7 +442,7 @@ cdef void value_estimate(const double (*w)[N_VALUE_FEATURES], const double (*pw)
         left = 1
     elif left > MAX_VALUE_ROUNDS:
         left = MAX_VALUE_ROUNDS
-    value_features(st, f)
+    value_features(vt, st, f)
     for s in range(n):
         z[s] = 0.0
         pts[s] = pw[left - 1][0]
@@ -228,7 +457,7 @@ cdef void value_estimate(const double (*w)[N_VALUE_FEATURES], const double (*pw)
             share[s] = 1.0 if s == outright else 0.0
         return
     for s in range(n):
-        z[s] = exp(z[s] - top)
+        z[s] = 1.0 if z[s] == top else exp(z[s] - top)   # exp(0.0) is 1.0
         total += z[s]
     for s in range(n):
         share[s] = z[s] / total
@@ -238,8 +467,25 @@ def boundary_features(CoreState state):
     """The value features of every seat (one list per seat, VALUE_FEATURES order) from the
     state's tallies."""
     cdef double f[MAX_PLAYERS][N_VALUE_FEATURES]
-    value_features(&state.st, f)
+    cdef ValueTables vt
+    vt.valid = 0
+    value_features(&vt, &state.st, f)
     return [[f[s][i] for i in range(N_VALUE_FEATURES)] for s in range(state.st.cfg.n_players)]
+
+
+def boundary_features_many(states):
+    """boundary_features of each state in turn, with one set of tables kept from state to
+    state as a search worker keeps them (remade where the sky cards still to come differ):
+    the same numbers as boundary_features of each alone."""
+    cdef double f[MAX_PLAYERS][N_VALUE_FEATURES]
+    cdef ValueTables vt
+    cdef CoreState state
+    vt.valid = 0
+    out = []
+    for state in states:
+        value_features(&vt, &state.st, f)
+        out.append([[f[s][i] for i in range(N_VALUE_FEATURES)] for s in range(state.st.cfg.n_players)])
+    return out
 
 
 def boundary_value(CoreState state, weights, points_weights):
@@ -250,9 +496,11 @@ def boundary_value(CoreState state, weights, points_weights):
     cdef double pw[MAX_VALUE_ROUNDS][N_VALUE_FEATURES + 1]
     cdef double share[MAX_PLAYERS]
     cdef double pts[MAX_PLAYERS]
+    cdef ValueTables vt
+    vt.valid = 0
     _value_table(weights, N_VALUE_FEATURES, &w[0][0])
     _value_table(points_weights, N_VALUE_FEATURES + 1, &pw[0][0])
-    value_estimate(w, pw, &state.st, share, pts)
+    value_estimate(&vt, w, pw, &state.st, share, pts)
     n = state.st.cfg.n_players
     return [share[s] for s in range(n)], [pts[s] for s in range(n)]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from math import comb
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from csl_ai import _core
 from csl_ai.agents import make_agent
 from csl_ai.game import Game
-from csl_ai.rules import Kind, RulesConfig, Side, StarOption
+from csl_ai.rules import Kind, RulesConfig, Side, SkyCard, SkyDeck, StarOption
 from csl_ai.scoring import score_tallies
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
 from csl_ai.search.setup import prepared_engine
@@ -26,10 +27,12 @@ GAIN_COLUMNS = {
 }
 
 
-def game_at_round(rules: RulesConfig, seed: int, round_index: int) -> Game:
-    """A game of random bots stopped at the first decision of round round_index."""
+def game_at_round(rules: RulesConfig, seed: int, round_index: int, agents_seed: int | None = None) -> Game:
+    """A game of random bots stopped at the first decision of round round_index (the bots
+    seeded from agents_seed, seed by default)."""
     game = Game(rules, seed=seed)
-    agents = [make_agent("random", seed * 10 + s) for s in range(rules.players)]
+    agents_seed = seed if agents_seed is None else agents_seed
+    agents = [make_agent("random", agents_seed * 10 + s) for s in range(rules.players)]
     while game.round < round_index:
         seat = game.to_move
         game.apply(agents[seat].act(game.observation(seat)), seat)
@@ -120,6 +123,167 @@ def test_split_features_are_the_means_of_a_random_split_of_the_cards_to_come(see
         assert np.all(np.abs(features[:, column] - mean[:, column]) <= 5 * error[:, column] + 1e-9), column
     for column in (0, 3):
         assert np.all(np.abs(features[:, column] - mean[:, column]) <= 0.25), column
+
+
+def reference_split_features(rules: RulesConfig, core: _core.CoreState) -> list[list[float]]:
+    """The split features as the value computed them before its tables (csrc/value.pxi at
+    signature 1181cd5bcc21bd84): every seat, every gain and every other seat afresh, in the
+    same floating-point operations and order, so the numbers must be equal, not close."""
+    n = rules.players
+    deck = rules.deck.for_players(n).cards
+    rest = core.sky_order[core.round * core.line_size : core.n_rounds * core.line_size]
+    elements = [list(row) for row in core.elements]
+    rows = core.scores()
+    sides = [0 if side is Side.A else 1 for side in rules.sides]
+    spider_points = ([0, 3, 10, 4, 2, 10, 1], [0, 10, 3, 2, 1, 10, 1])[sides[Kind.SPIDER]]
+    leopard_points = ([0, 0, 10, 0, 20, 0, 30, 0], [0, 0, 0, 15, 0, 0, 30, 0])[sides[Kind.LEOPARD]]
+    candy_b_points = [3, 10, 6, 0, 0]
+
+    def binom(total: int, x: int) -> float:
+        return comb(total, x) * (1.0 / n) ** x * (1.0 - 1.0 / n) ** (total - x)
+
+    singles, doubles = [0] * 4, [0] * 4
+    for card_id in rest:
+        card = deck[card_id]
+        if card.count == 2:
+            doubles[card.kind] += 1
+        else:
+            singles[card.kind] += 1
+    pmf = []
+    for k in range(4):
+        row = [0.0] * (singles[k] + 2 * doubles[k] + 1)
+        for x2 in range(doubles[k] + 1):
+            for x1 in range(singles[k] + 1):
+                row[x1 + 2 * x2] += binom(singles[k], x1) * binom(doubles[k], x2)
+        pmf.append(row)
+    candy, size = pmf[Kind.CANDY], len(pmf[Kind.CANDY])
+    below, under = [], []
+    for o in range(n):
+        c = elements[o][Kind.CANDY]
+        b, u = [0.0], [0.0]
+        for g in range(size):
+            b.append(b[g] + candy[g] * (c + g))
+            u.append(u[g] + candy[g])
+        below.append(b)
+        under.append(u)
+
+    def table_mean(p: list[float], have: int, table: list[int], cap: int) -> float:
+        total = 0.0
+        for g in range(len(p)):
+            total += p[g] * table[min(have + g, cap)]
+        return total
+
+    out = []
+    for s in range(n):
+        total = 0.0
+        for g in range(size):
+            a = elements[s][Kind.CANDY] + g
+            if sides[Kind.CANDY] == 0:
+                q = 0.0
+                for o in range(n):
+                    j = a - elements[o][Kind.CANDY]
+                    if o != s and j > 0:
+                        q += below[o][min(j, size)]
+            else:
+                rank = [1.0] + [0.0] * (n - 1)
+                i = 0
+                for o in range(n):
+                    if o == s:
+                        continue
+                    j = a - elements[o][Kind.CANDY] + 1
+                    q = 1.0 if j <= 0 else 0.0 if j >= size else 1.0 - under[o][j]
+                    i += 1
+                    for kk in range(i, 0, -1):
+                        rank[kk] = rank[kk] * (1.0 - q) + rank[kk - 1] * q
+                    rank[0] *= 1.0 - q
+                q = 0.0
+                for kk in range(n):
+                    q += rank[kk] * candy_b_points[kk]
+            total += candy[g] * q
+        spider = table_mean(pmf[Kind.SPIDER], elements[s][Kind.SPIDER], spider_points, 6)
+        leopard = table_mean(pmf[Kind.LEOPARD], elements[s][Kind.LEOPARD], leopard_points, 7)
+        base = total + spider + leopard
+        two = three = 0.0
+        for g, p in enumerate(pmf[Kind.STAR]):
+            if elements[s][Kind.STAR] + g == 2:
+                two += p
+            elif elements[s][Kind.STAR] + g >= 3:
+                three += p
+        if sides[Kind.STAR] == 0:
+            star = -5.0 * two + three * (2.0 if rules.star_option is StarOption.TWICE else 1.0) * base
+        else:
+            star = -10.0 * two
+        line = rows[s]
+        out.append([(total - line[0]) / 10.0, (spider - line[1]) / 10.0, (leopard - line[2]) / 10.0,
+                    (star - line[3]) / 10.0, three])
+    return out
+
+
+# 36 cards, 3 stars, mostly doubles: longer gain distributions than the default deck's
+MANY_DOUBLES = SkyDeck.from_counts({
+    SkyCard(Kind.CANDY, 1): 2, SkyCard(Kind.CANDY, 2): 9, SkyCard(Kind.SPIDER, 1): 2, SkyCard(Kind.SPIDER, 2): 9,
+    SkyCard(Kind.LEOPARD, 1): 1, SkyCard(Kind.LEOPARD, 2): 10, SkyCard(Kind.STAR, 1): 3,
+}, name="many-doubles")
+
+
+def random_rules(rng: random.Random) -> RulesConfig:
+    sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
+    return RulesConfig(players=rng.choice((2, 3, 4, 5)), sides=sides,  # type: ignore[arg-type]
+                       star_option=rng.choice(tuple(StarOption)),
+                       deck=rng.choice((SkyDeck.default(), MANY_DOUBLES)))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_features_are_the_reference_arithmetic_exactly(seed: int) -> None:
+    """The value's tables (kept per worker, csrc/value.pxi) give the very numbers of the
+    feature computed afresh: equal as floats, every rule set, deck and round."""
+    rng = random.Random(1000 + seed)
+    rules = random_rules(rng)
+    game = game_at_round(rules, seed, rng.randrange(1, rules.spec.rounds))
+    first = VALUE_FEATURES.index("split_candy")
+    features = _core.boundary_features(game.core)
+    assert [row[first:] for row in features] == reference_split_features(rules, game.core)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gains_are_the_scoring_rules_gains_exactly(seed: int) -> None:
+    rng = random.Random(2000 + seed)
+    rules = random_rules(rng)
+    core = game_at_round(rules, seed, rng.randrange(1, rules.spec.rounds)).core
+    features = _core.boundary_features(core)
+    elements = [list(row) for row in core.elements]
+    for seat in range(rules.players):
+        now = total(rules, core, elements, seat)
+        assert features[seat][VALUE_FEATURES.index("points")] == now / 10
+        for name, (kind, more) in GAIN_COLUMNS.items():
+            bigger = [row[:] for row in elements]
+            bigger[seat][kind] += more
+            try:
+                gained = total(rules, core, bigger, seat) - now
+            except Exception:
+                continue
+            assert features[seat][VALUE_FEATURES.index(name)] == gained / 10, name
+
+
+def test_kept_tables_give_each_state_its_own_numbers() -> None:
+    """One set of tables across states, as a search worker keeps it (the same cards to come
+    many times over, other cards, other decks and rules, the same tallies again): the
+    numbers of each state alone, bit for bit."""
+    rng = random.Random(7)
+    states = []
+    for seed in range(30):
+        rules = random_rules(rng) if seed % 3 else RulesConfig(players=4)
+        round_index = rng.randrange(1, rules.spec.rounds)
+        for agents_seed in range(4):   # the same deal and round, other plays before it
+            states.append(game_at_round(rules, seed, round_index, 100 * seed + agents_seed).core)
+    states = states + states[::-1] + rng.sample(states, len(states))
+    alone = [_core.boundary_features(state) for state in states]
+    kept = _core.boundary_features_many(states)
+
+    def bits(features: list[list[list[float]]]) -> list[list[list[str]]]:
+        return [[[x.hex() for x in row] for row in f] for f in features]
+
+    assert bits(kept) == bits(alone)
 
 
 def test_with_no_card_to_come_the_split_gains_nothing() -> None:
