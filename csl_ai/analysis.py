@@ -12,16 +12,12 @@ the engine's move's interval lies wholly above the played move's. A loss as larg
 intervals overlap is searched again with `RECHECK_FACTOR` times the budget; if they
 still overlap it is a close call, not a blunder.
 
-The search gives a 95% interval on each move's mean utility, which is the win share plus
-a point-margin term of at most ``SearchConfig.margin_weight`` (0.02). The win
-probability's interval is taken as that interval's half-width centred on the win
-probability (clipped to 0..1): the margin term moves the mean by at most 0.02 and adds
-little to the spread, so the half-width is the win share's to within a few percent.
+Each move's win probability comes with its 95% interval on the same scale
+(`MoveStats.win_ci95`: the mean win share's interval through the same calibration).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -105,15 +101,9 @@ class Replayer:
 
 
 def win_interval(stats: MoveStats) -> Interval | None:
-    """95% interval of a move's win probability: the half-width of the search's interval on
-    mean utility, centred on the win probability (see the module docstring); None when
-    unbounded (fewer than 2 visits)."""
-    low, high = stats.ci95
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return None
-    half = (high - low) / 2
-    p = stats.win_probability
-    return (max(0.0, p - half), min(1.0, p + half))
+    """95% interval of a move's win probability, on its scale (`MoveStats.win_ci95`); None
+    with fewer than 2 visits."""
+    return stats.win_ci95 if stats.visits >= 2 else None
 
 
 def verdict_of(

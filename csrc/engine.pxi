@@ -580,7 +580,9 @@ cdef class SearchWorker:
             cap //= 2
         self.w.root = <RootStat*>alloc_lines(engine.n_candidates * sizeof(RootStat))
         self.w.alive = <int32_t*>malloc(engine.n_candidates * sizeof(int32_t))
-        if self.w.root == NULL or self.w.alive == NULL or not worker_alloc(&self.w, cap):
+        self.w.root_seats = <double*>calloc(engine.n_candidates * ROOT_SEATS, sizeof(double))
+        if (self.w.root == NULL or self.w.alive == NULL or self.w.root_seats == NULL
+                or not worker_alloc(&self.w, cap)):
             raise MemoryError()
         memset(self.w.root, 0, engine.n_candidates * sizeof(RootStat))
         for i in range(engine.n_candidates):
@@ -593,6 +595,7 @@ cdef class SearchWorker:
         free(self.w.pool)
         free(self.w.table)
         free(self.w.root)
+        free(self.w.root_seats)
         free(self.w.alive)
 
     def run(self, int64_t iterations, double seconds) -> int:
@@ -651,6 +654,14 @@ cdef class SearchWorker:
         cdef int i
         return {i: (self.w.root[i].visits, self.w.root[i].sum_u, self.w.root[i].sum_u2,
                     self.w.root[i].sum_win, self.w.root[i].sum_points)
+                for i in range(self.engine.n_candidates) if self.w.root[i].visits > 0}
+
+    def root_seat_stats(self):
+        """{candidate index: (sum of the searcher's squared win shares, (every seat's sum of
+        win shares))} for the candidates visited (the same visits as root_stats)."""
+        cdef int i, s, n = self.engine.sampler.sm.base.cfg.n_players
+        return {i: (self.w.root_seats[i * ROOT_SEATS],
+                    tuple(self.w.root_seats[i * ROOT_SEATS + 1 + s] for s in range(n)))
                 for i in range(self.engine.n_candidates) if self.w.root[i].visits > 0}
 
 

@@ -17,7 +17,7 @@
 # are exact, and the only departure from exact uniformity is the rounding of one uniform
 # double per slot (relative error about 1e-16).
 
-from libc.stdlib cimport malloc, free, realloc, qsort
+from libc.stdlib cimport calloc, malloc, free, realloc, qsort
 from libc.stdint cimport int16_t, int64_t
 
 cdef extern from "math.h" nogil:

@@ -99,6 +99,7 @@ cdef enum:
     MAX_OVERSAMPLE = 64
     MAX_LEGAL = 12
     RESERVE_NODES = 8
+    ROOT_SEATS = MAX_PLAYERS + 1
     CACHE_LINE = 64
     MAX_NODES = 1 << 25
     VALUE_HAVE = 16
@@ -237,6 +238,8 @@ ctypedef struct Worker:
     int32_t table_bits
     Rng rng
     RootStat* root
+    double* root_seats  # per candidate ROOT_SEATS numbers: the root seat's sum of squared win
+                        # shares, then every seat's sum of win shares (for the reports only)
     int64_t iterations
     int64_t worlds
     int32_t failed      # 1: the pool could not grow (memory, MAX_NODES or max_bytes)

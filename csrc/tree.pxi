@@ -193,9 +193,12 @@ cdef inline void apply_candidate(const SearchSpec* sp, State* st, int i) noexcep
         state_play_unchecked(st, sp.cand_key[i])
 
 
-cdef inline void record_root(const SearchSpec* sp, RootStat* rs, const double* u, const double* share,
-                             const double* pts) noexcept nogil:
-    cdef int r = sp.root_seat
+cdef inline void record_root(const SearchSpec* sp, RootStat* rs, double* seats, const double* u,
+                             const double* share, const double* pts) noexcept nogil:
+    cdef int r = sp.root_seat, s
+    seats[0] += share[r] * share[r]
+    for s in range(sp.sampler.base.cfg.n_players):
+        seats[1 + s] += share[s]
     rs.visits += 1
     rs.sum_u += u[r]
     rs.sum_u2 += u[r] * u[r]
@@ -305,7 +308,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
         nd.visits += 1
         if nd.mover >= 0:
             nd.reward += u[nd.mover]
-    record_root(sp, rs, u, share, pts)
+    record_root(sp, rs, &w.root_seats[ci * ROOT_SEATS], u, share, pts)
 
 
 cdef void halving_size_round(Worker* w) noexcept nogil:
@@ -423,7 +426,7 @@ cdef void pimc_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
         apply_candidate(sp, &st, i)
         playout(sp, &st, &w.rng)
         outcome(sp, &w.value_tables, &st, u, share, pts)
-        record_root(sp, &w.root[i], u, share, pts)
+        record_root(sp, &w.root[i], &w.root_seats[i * ROOT_SEATS], u, share, pts)
 
 
 cdef inline double now_s() noexcept nogil:

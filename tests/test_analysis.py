@@ -39,7 +39,8 @@ def finished_game(players: int = 2, seed: int = 11) -> Game:
 
 def stats(move: Move, win: float, half: float, visits: int = 100) -> MoveStats:
     interval = (win - half, win + half) if visits >= 2 else (-math.inf, math.inf)
-    return MoveStats(move, visits, win, interval, win, 20.0, visits)
+    win_ci = (max(0.0, win - half), min(1.0, win + half)) if visits >= 2 else (0.0, 1.0)
+    return MoveStats(move, visits, win, interval, win, 20.0, visits, win_ci95=win_ci)
 
 
 def result_of(*moves: MoveStats) -> SearchResult:
@@ -63,12 +64,11 @@ def test_a_blunder_needs_the_loss_and_intervals_apart() -> None:
     assert verdict_of(None, (0.55, 0.65), None, 0.05) == "n/a"
 
 
-def test_the_win_interval_is_the_utility_half_width_around_the_win_probability() -> None:
-    m = MoveStats(Play(1), 400, 0.43, (0.41, 0.45), 0.42, 20.0, 400)
-    low, high = win_interval(m) or (math.nan, math.nan)
-    assert (low, high) == pytest.approx((0.40, 0.44))
-    edge = MoveStats(Play(1), 400, 0.02, (0.0, 0.04), 0.01, 20.0, 400)
-    assert win_interval(edge) == pytest.approx((0.0, 0.03))
+def test_the_win_interval_is_the_search_s_own_on_the_win_scale() -> None:
+    """The analysis takes the interval the search gives on the win probability's scale,
+    none with fewer than 2 visits."""
+    m = MoveStats(Play(1), 400, 0.43, (0.41, 0.45), 0.62, 20.0, 400, win_ci95=(0.6, 0.65))
+    assert win_interval(m) == (0.6, 0.65)
     assert win_interval(stats(Play(1), 0.5, 0.1, visits=1)) is None
 
 

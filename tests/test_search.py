@@ -219,7 +219,8 @@ def test_result_fields_and_json() -> None:
     assert data["best_move"] == {"type": "play", "card": str(result.best_move)}
     assert data["iterations"] == 800 and len(data["moves"]) == len(result.moves)
     assert set(data["moves"][0]) == {"move", "visits", "mean_utility", "ci95", "win_probability",
-                                     "raw_win_probability", "expected_points", "worlds"}
+                                     "raw_win_probability", "win_ci95", "seat_win_probabilities",
+                                     "expected_points", "worlds"}
 
 
 def test_allocation_search_under_a_time_limit_widens_and_answers_a_split() -> None:
@@ -604,3 +605,22 @@ def test_a_stop_event_ends_a_search_at_once_with_what_it_has() -> None:
     early.set()
     none = search(obs, SearchLimit(iterations=10**9, seed=1), stop=early)
     assert none.best_move in obs.legal_moves() and none.moves[0].visits <= none.iterations
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_estimates_are_coherent(players: int) -> None:
+    """Every move's win interval holds its win probability on the same scale, and every
+    seat's chances after it sum to one, the searcher's being the move's win probability
+    (issue 36: best-move showed 0.602 with an interval of 0.324-0.328)."""
+    game = drive(players, 2, 40 + players)
+    obs = game.observation(game.to_move)
+    result = search(obs, SearchLimit(iterations=2000, seed=3), SearchConfig(search_forced=True))
+    for m in result.moves:
+        low, high = m.win_ci95
+        assert 0.0 <= low <= m.win_probability <= high <= 1.0
+        assert len(m.seat_win_probabilities) == players
+        assert sum(m.seat_win_probabilities) == pytest.approx(1.0)
+        assert m.seat_win_probabilities[obs.seat] == pytest.approx(m.win_probability)
+        assert all(p >= 0.0 for p in m.seat_win_probabilities)
+    best = result.to_json()["moves"][0]
+    assert best["win_ci95"][0] <= best["win_probability"] <= best["win_ci95"][1]

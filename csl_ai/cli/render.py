@@ -332,11 +332,12 @@ def percent(p: float) -> str:
 
 
 def ci_text(stats: MoveStats) -> str:
-    """Half the width of a move's 95% interval on its mean utility, as a percentage
-    (``-`` when unbounded: fewer than 2 visits)."""
-    low, high = stats.ci95
-    half = (high - low) / 2
-    return percent(max(0.0, half)) if math.isfinite(half) else "-"
+    """Half the width of a move's 95% interval on its win probability, as a percentage
+    (``-`` with fewer than 2 visits)."""
+    if stats.visits < 2:
+        return "-"
+    low, high = stats.win_ci95
+    return percent(max(0.0, (high - low) / 2))
 
 
 def close_to_best(result: SearchResult) -> list[MoveStats]:

@@ -30,6 +30,13 @@ class MoveStats:
     """Distinct sampled worlds behind these numbers (one per visit)."""
     raw_win_probability: float | None = None
     """The search's own mean win share, before calibration; None where none was applied."""
+    win_ci95: tuple[float, float] = (0.0, 1.0)
+    """95% interval of win_probability, on its scale: the mean win share's normal interval
+    (clipped to [0, 1]) through the same calibration, so it holds win_probability (the
+    whole [0, 1] with fewer than 2 visits)."""
+    seat_win_probabilities: tuple[float, ...] = ()
+    """Every seat's chance of winning after this move, by seat, summing to 1: the searching
+    seat's is win_probability, the others share the rest as their mean win shares do."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,8 @@ class SearchResult:
         models {random, rules: posterior probability}, decisions), and moves: a list of {move, visits,
         mean_utility, ci95: [lo, hi] (null when unbounded), win_probability (calibrated),
         raw_win_probability (the search's mean win share; null when not calibrated),
-        expected_points, worlds}."""
+        win_ci95: [lo, hi] (the interval of win_probability, on its scale),
+        seat_win_probabilities (by seat, summing to 1), expected_points, worlds}."""
         return {
             "seat": self.seat,
             "best_move": move_to_json(self.best_move),
@@ -82,6 +90,8 @@ class SearchResult:
                     "ci95": [_finite_or_none(m.ci95[0]), _finite_or_none(m.ci95[1])],
                     "win_probability": m.win_probability,
                     "raw_win_probability": m.raw_win_probability,
+                    "win_ci95": list(m.win_ci95),
+                    "seat_win_probabilities": list(m.seat_win_probabilities),
                     "expected_points": m.expected_points,
                     "worlds": m.worlds,
                 }

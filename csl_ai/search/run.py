@@ -73,6 +73,29 @@ def _run_workers(
         raise
 
 
+def _share_interval(total: float, squares: float, visits: int) -> tuple[float, float]:
+    """The normal 95% interval of a mean win share, clipped to [0, 1] ([0, 1] under 2 visits)."""
+    if visits < 2:
+        return (0.0, 1.0)
+    mean = total / visits
+    half = 1.96 * math.sqrt(max(0.0, (squares - total * total / visits) / (visits - 1)) / visits)
+    return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def _with_own_chance(shares: Sequence[float], seat: int, own: float) -> tuple[float, ...]:
+    """shares (one mean win share per seat, summing to 1) with seat's replaced by own and the
+    others scaled to fill the rest (equally where they had none)."""
+    others = [s for i, s in enumerate(shares) if i != seat]
+    rest = sum(others)
+    out = []
+    for i, s in enumerate(shares):
+        if i == seat:
+            out.append(own)
+        else:
+            out.append((1.0 - own) * (s / rest if rest > 0 else 1.0 / len(others)))
+    return tuple(out)
+
+
 def search(
     obs: Observation,
     limit: SearchLimit,
@@ -143,11 +166,15 @@ def search(
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
     _run_workers(workers, seconds, stop)
     totals: dict[int, list[float]] = {}
+    seat_totals: dict[int, tuple[float, list[float]]] = {}
     for worker, _budget in workers:
         for i, row in worker.root_stats().items():
             acc = totals.setdefault(i, [0, 0.0, 0.0, 0.0, 0.0])
             for j in range(5):
                 acc[j] += row[j]
+        for i, (squares, shares) in worker.root_seat_stats().items():
+            old_squares, old_shares = seat_totals.get(i, (0.0, [0.0] * len(shares)))
+            seat_totals[i] = (old_squares + squares, [a + b for a, b in zip(old_shares, shares, strict=True)])
     scale = config.points_scale if config.utility == "points" else 1.0
     stats = []
     for i in sorted(totals):
@@ -160,15 +187,25 @@ def search(
         else:
             ci = (-math.inf, math.inf)
         move = move_of(kind, engine.candidate(i))
-        stats.append((i, MoveStats(move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits))))
+        squares, shares = seat_totals[i]
+        stats.append((i, MoveStats(
+            move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits),
+            win_ci95=_share_interval(sw, squares, int(visits)),
+            seat_win_probabilities=tuple(s / visits for s in shares),
+        )))
     iterations = sum(w.iterations for w, _b in workers)
     calibration = config.fitted.win_calibration
     if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
+        def chance(raw: float) -> float:
+            return calibration.chance(raw, obs.players, iterations, len(obs.rounds) - 1)
+
         stats = [
             (i, dataclasses.replace(
                 m,
-                win_probability=calibration.chance(m.win_probability, obs.players, iterations, len(obs.rounds) - 1),
+                win_probability=chance(m.win_probability),
                 raw_win_probability=m.win_probability,
+                win_ci95=(chance(m.win_ci95[0]), chance(m.win_ci95[1])),
+                seat_win_probabilities=_with_own_chance(m.seat_win_probabilities, obs.seat, chance(m.win_probability)),
             ))
             for i, m in stats
         ]
