@@ -3,9 +3,11 @@ path that is not a regular file, ends in one of csl_ai's errors.
 
 ``read_input_text`` is the one reader of every input file and of standard input: it reads
 at most ``MAX_INPUT_BYTES``. ``write_file_atomic`` (on ``replacing``) is the one writer of
-every file written whole, and ``appending`` the one opener of every file appended to:
-neither ever writes through, or replaces, anything at the path that is not a regular file
-(a FIFO, a symbolic link, a device, a folder).
+every file written whole, ``create_file_exclusive`` the one creator of a file that must
+not exist yet (it never replaces anything, even a file another program created a moment
+before), and ``appending`` the one opener of every file appended to: none ever writes
+through, or replaces, anything at the path that is not a regular file (a FIFO, a symbolic
+link, a device, a folder).
 """
 
 from __future__ import annotations
@@ -108,6 +110,11 @@ def check_output_path(path: str | os.PathLike[str], label: str) -> None:
         raise UnsafeOutputError(f"{label} is {kind}, not a regular file; it is left as it is")
 
 
+class OutputExistsError(OutputWriteError):
+    """A file to be created whose name is taken: something is there already (another
+    program may have created it a moment before). What is there is left as it is."""
+
+
 def _write_error(label: str, e: OSError, err: type[OutputWriteError]) -> OutputWriteError:
     return err(f"cannot write {label}: {e.strerror or e}")
 
@@ -165,6 +172,80 @@ def write_file_atomic(
     payload = data.encode("utf-8") if isinstance(data, str) else data
     with replacing(path, label, err) as tmp, open(tmp, "wb") as f:
         f.write(payload)
+
+
+_EXCL_FLAGS: Final = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+_NO_HARD_LINKS: Final = frozenset(
+    getattr(errno, name)
+    for name in ("EPERM", "EOPNOTSUPP", "ENOTSUP", "EXDEV", "EMLINK", "ENOSYS")
+    if hasattr(errno, name)
+)
+"""What os.link fails with on a file system that has no hard links (FAT, some mounts)."""
+
+
+def _exists_error(label: str) -> OutputExistsError:
+    return OutputExistsError(f"{label} exists already (another program created it meanwhile?); it is left as it is")
+
+
+def create_file_exclusive(
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    label: str,
+    err: type[OutputWriteError] = OutputWriteError,
+) -> None:
+    """Create path holding data (text is written as UTF-8); OutputExistsError, before or
+    instead of writing anything there, when anything at all is at path, even a file that
+    another process created a moment ago: nothing is ever replaced.
+
+    The data goes to a temporary file in the same folder, is fsynced, and is then
+    hard-linked to path, which the system refuses atomically when the name is taken, so a
+    reader never sees a part of the file. On a file system without hard links the file is
+    opened with O_EXCL and written in place instead. err names path when the system
+    refuses a step (a full disk, a read-only folder).
+    """
+    target = Path(path)
+    check_output_path(target, label)
+    if os.path.lexists(target):
+        raise _exists_error(label)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        raise _write_error(label, e, err) from None
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _NEW_FILE_MODE)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            raise _exists_error(label) from None
+        except OSError as e:
+            if e.errno not in _NO_HARD_LINKS:
+                raise
+            _create_in_place(target, payload, label)
+    except OSError as e:
+        raise _write_error(label, e, err) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _create_in_place(target: Path, payload: bytes, label: str) -> None:
+    """Create target with O_EXCL and write payload into it (no hard links here)."""
+    try:
+        fd = os.open(target, _EXCL_FLAGS, _NEW_FILE_MODE)
+    except FileExistsError:
+        raise _exists_error(label) from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(payload)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 _APPEND_FLAGS: Final = (

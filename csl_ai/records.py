@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from csl_ai.errors import IllegalMoveError, InvalidRecordError, RecordWriteError, path_label, short_repr
-from csl_ai.files import write_file_atomic
+from csl_ai.files import create_file_exclusive, write_file_atomic
 from csl_ai.game import SCORE_COLUMNS, Game, Phase, Trick, sky_cards_for
 from csl_ai.jsonio import (
     check_bool_or_null,
@@ -43,6 +43,7 @@ from csl_ai.jsonio import (
 )
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_str, format_cards, format_piles
+from csl_ai.record_lock import RecordLock, claim_record_name, lock_path
 from csl_ai.rules import RulesConfig
 
 RECORD_FORMAT: Final = "csl-record"
@@ -157,17 +158,26 @@ def record_to_json(record: Mapping[str, Any]) -> str:
         raise _ERR(f"record: not JSON data: {e}") from None
 
 
-def save_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+def save_record(
+    record: Mapping[str, Any], path: str | os.PathLike[str], *, exclusive: bool = False
+) -> None:
     """Check the record's shape, then write it atomically (``write_file_atomic``: a
     temporary file in the same folder, fsync, rename).
 
     A reader never sees a half-written file. UnsafeOutputError if something other than a
     regular file is at path (a FIFO, a symbolic link, a device: never replaced);
-    RecordWriteError if the file cannot be written.
+    RecordWriteError if the file cannot be written. exclusive: path must name nothing
+    yet, and the file is created so that nothing is ever replaced, even a file another
+    process created a moment before (``create_file_exclusive``); OutputExistsError
+    (`csl_ai.files`) when the name is taken.
     """
     _parse(record)
     text = record_to_json(record)
-    write_file_atomic(path, text, f"record file {path_label(path)}", RecordWriteError)
+    label = f"record file {path_label(path)}"
+    if exclusive:
+        create_file_exclusive(path, text, label, RecordWriteError)
+    else:
+        write_file_atomic(path, text, label, RecordWriteError)
 
 
 RECORDS_DIR_ENV: Final = "CSL_RECORDS_DIR"
@@ -184,9 +194,8 @@ def records_folder() -> Path:
     return Path(data_home) / "csl" / "records"
 
 
-def new_record_path(folder: Path | None = None, now: datetime | None = None) -> Path:
-    """A path for a new record in folder (default `records_folder`, created if missing),
-    named by the time: ``csl-game-20250101-120000.json``, ``-2``, ``-3``... if taken."""
+def _records_folder_ready(folder: Path | None) -> Path:
+    """folder (default `records_folder`), created if missing (RecordWriteError if it cannot be)."""
     folder = records_folder() if folder is None else folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -194,13 +203,53 @@ def new_record_path(folder: Path | None = None, now: datetime | None = None) -> 
         raise RecordWriteError(
             f"cannot create the records folder {path_label(folder)}: {e.strerror or e}"
         ) from None
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    path = folder / f"csl-game-{stamp}.json"
+    return folder
+
+
+def _stamp(now: datetime | None) -> str:
+    return "csl-game-" + (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+
+
+def new_record_path(folder: Path | None = None, now: datetime | None = None) -> Path:
+    """A path for a new record in folder (default `records_folder`, created if missing),
+    named by the time: ``csl-game-20250101-120000.json``, ``-2``, ``-3``... if taken (a
+    name whose lock file is there counts as taken: a game being played will save there).
+
+    Only a name free now: another process may take it next. A game that will be saved
+    later claims its name instead (`claim_new_record`), and a record saved at once is
+    created exclusively (`save_new_record`)."""
+    folder = _records_folder_ready(folder)
+    stamp = _stamp(now)
+    path = folder / f"{stamp}.json"
     n = 1
-    while os.path.lexists(path):
+    while os.path.lexists(path) or os.path.lexists(lock_path(path)):
         n += 1
-        path = folder / f"csl-game-{stamp}-{n}.json"
+        path = folder / f"{stamp}-{n}.json"
     return path
+
+
+def claim_new_record(
+    folder: Path | None = None, now: datetime | None = None, program: str = "csl"
+) -> RecordLock:
+    """A new record name in folder (default `records_folder`, created if missing), named
+    by the time as `new_record_path` names it, and held by this process: its lock is taken
+    (`csl_ai.record_lock`), so no other process picks the same name, even one started in
+    the same second. Save the record there with ``save_record(..., exclusive=True)`` the
+    first time; release the lock once the game is no longer played."""
+    return claim_record_name(_records_folder_ready(folder), _stamp(now), program)
+
+
+def save_new_record(
+    record: Mapping[str, Any], folder: Path | None = None, program: str = "csl"
+) -> Path:
+    """Save a record under a new name in folder (``claim_new_record``, then exclusive
+    creation) and let the name go: for a record saved once, such as an upload."""
+    lock = claim_new_record(folder, program=program)
+    try:
+        save_record(record, lock.record, exclusive=True)
+    finally:
+        lock.release()
+    return lock.record
 
 
 # --- reading ----------------------------------------------------------------------------

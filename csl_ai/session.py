@@ -339,11 +339,15 @@ class Table:
         merged = {**self.meta, "humans": sorted(self.humans), **(meta or {})}
         return game_to_record(self.game, agents=list(self.specs), meta=merged)
 
-    def save(self, path: Path, meta: Mapping[str, Any] | None = None) -> None:
-        """Write the record atomically (RecordWriteError, UnsafeOutputError)."""
+    def save(
+        self, path: Path, meta: Mapping[str, Any] | None = None, *, exclusive: bool = False
+    ) -> None:
+        """Write the record atomically (RecordWriteError, UnsafeOutputError); exclusive:
+        create path, which must name nothing yet, never replacing anything
+        (OutputExistsError when another process created it meanwhile)."""
         from csl_ai.records import save_record
 
-        save_record(self.record(meta), path)
+        save_record(self.record(meta), path, exclusive=exclusive)
 
 
 __all__: Sequence[str] = (

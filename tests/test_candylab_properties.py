@@ -222,7 +222,10 @@ def test_observations_never_show_hidden_cards(
                         assert game.state.hands[p] & ~obs.unseen() == 0
                 box_seen = game._box_seen[seat]
                 other = redeal_hidden(game.state, seat, box_seen, rng)
-                assert observe(rules, other, seat, obs.events, box_seen) == obs
+                for p in range(n + 1):  # what it knows of a hand is there
+                    assert obs.known[p] & ~game.state.hands[p] == 0
+                assert obs.known[seat] == 0
+                assert observe(rules, other, seat, obs.events, box_seen, obs.known) == obs
                 for event in obs.events:
                     _check_event_visibility(game, seat, event)
         if game.is_over:

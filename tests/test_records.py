@@ -688,7 +688,7 @@ def test_documented_example_replays() -> None:
     text = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text(
         encoding="utf-8"
     )
-    blocks = re.findall(r"```json\n(.*?)```", text, re.DOTALL)
+    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, re.DOTALL) if '"format": "csl-record"' in b]
     assert len(blocks) == 1
     record = json.loads(blocks[0])
     game = replay_record(record)

@@ -92,8 +92,12 @@ def advance(client: TestClient, state: dict[str, Any], seen: list[dict[str, Any]
         assert state["next"] == "human" and state["your_turn"]
         r = client.post(f"/api/games/{gid}/move?seat={viewer}", json={"move": human_move(state)})
     assert r.status_code == 200, r.text
-    seen.append(r.json())
-    return r.json()["state"]
+    answer = r.json()
+    why = client.get(f"/api/games/{gid}/why?seat={viewer}")
+    assert why.status_code == 200, why.text
+    answer["why"] = why.json()
+    seen.append(answer)
+    return answer["state"]
 
 
 def play_out(client: TestClient, state: dict[str, Any], seen: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,9 +150,16 @@ def assert_nothing_hidden(answers: list[dict[str, Any]], record: dict[str, Any],
             held |= {card_str(c) for c in cards_of(parse_cards(rnd["hands"][s]))}
         if rnd["set_aside"] is not None:
             held.add(rnd["set_aside"])
-        visible = {k: v for k, v in board.items() if k != "past_rounds"}
-        leaked = tokens({**state, "board": visible}) & (held - played)
-        assert not leaked, f"hidden cards {sorted(leaked)} in a state of round {board['round']}"
+        # Finished rounds (past rounds, their results, a step that ended one) are public.
+        visible = {k: v for k, v in board.items() if k not in ("past_rounds", "round_results")}
+        shown: list[Any] = [{**state, "board": visible}]
+        if step is not None and not step["round_over"]:
+            shown.append(step)
+        why = answer.get("why")
+        if why is not None:
+            shown += [d for d in why["decisions"] if d["round"] == board["round"]]
+        leaked = tokens(shown) & (held - played)
+        assert not leaked, f"hidden cards {sorted(leaked)} in an answer of round {board['round']}"
         for s in others:
             seat = board["seats"][s]
             assert seat["hand"] is None and seat["piles"] is None
@@ -198,6 +209,98 @@ def test_whole_two_player_game_through_the_api(client: TestClient, records_dir: 
     listed = client.get("/api/records").json()["records"]
     assert [(e["id"], e["finished"], e["live"]) for e in listed] == [(record_id, True, False)]
     assert client.post(f"/api/games/{state['id']}/step").json()["step"] is None
+
+
+def test_steps_and_why_show_the_ais_candidates_once_public(client: TestClient) -> None:
+    """An AI step carries its visits and, when nothing in them is hidden (a bet once every
+    bet is shown), its top candidates; `/why` lists every searched AI decision, with the
+    candidates of its cards and piles once their round is over."""
+    state = new_game(client)
+    gid = state["id"]
+    seen: list[dict[str, Any]] = []
+    while state["board"]["round"] == 0:
+        state = advance(client, state, seen)
+        board = state["board"]
+        for d in seen[-1]["why"]["decisions"] if board["round"] == 0 else ():
+            assert d["seat"] == 1 and d["round"] == 0
+            if d["kind"] == "play":
+                assert d["text"] and d["candidates"] is None
+            elif d["kind"] == "allocate":
+                assert d["text"] is None and d["move"] is None and d["candidates"] is None
+            else:
+                assert (d["candidates"] is None) == (board["phase"] == "weather")
+    ai = [a["step"] for a in seen if a["step"] is not None and a["step"]["by"] == "ai"]
+    searched = [step for step in ai if step["estimate"] is not None]
+    assert searched and all(step["estimate"]["visits"] >= 1 for step in searched)
+    for step in ai:
+        if step["kind"] == "weather":  # seat 1 bets after seat 0: the bets show at once
+            cands = step["candidates"]
+            assert cands and {c["text"] for c in cands} == {"yes", "no"} and step["text"] in {"yes", "no"}
+            assert all(0 <= c["win_probability"] <= 1 and c["visits"] >= 0 for c in cands)
+        else:
+            assert step["candidates"] is None
+    # The round is over: its decisions are all public now, candidates and all.
+    decisions = client.get(f"/api/games/{gid}/why").json()["decisions"]
+    assert {d["kind"] for d in decisions} == {"allocate", "weather", "play"}
+    for d in decisions:
+        assert d["text"] is not None and d["candidates"]
+        assert 1 <= len(d["candidates"]) <= 5
+        assert d["visits"] == next(c["visits"] for c in d["candidates"] if c["text"] == d["text"])
+        assert d["label"].startswith("r1 ")
+    assert client.get(f"/api/games/{gid}/why?round=1").json()["decisions"] == []
+    assert len(client.get(f"/api/games/{gid}/why?round=0").json()["decisions"]) == len(decisions)
+    error_of(client.get(f"/api/games/{gid}/why?round=x"), 400, "bad_request")
+    error_of(client.get(f"/api/games/{gid}/why?turn=1"), 400, "bad_request")
+    error_of(client.get(f"/api/games/{gid}/why?seat=1"), 400, "bad_request")
+
+
+def test_a_takeback_drops_the_ai_decisions_after_it(client: TestClient) -> None:
+    state = new_game(client)
+    gid = state["id"]
+    while state["board"]["phase"] != "play" or state["next"] != "human":
+        state = advance(client, state, [])
+    kinds = [d["kind"] for d in client.get(f"/api/games/{gid}/why").json()["decisions"]]
+    assert kinds[:2] == ["allocate", "weather"]
+    client.post(f"/api/games/{gid}/undo").raise_for_status()  # back to seat 0's bet
+    kinds = [d["kind"] for d in client.get(f"/api/games/{gid}/why").json()["decisions"]]
+    assert kinds == ["allocate"]
+
+
+def test_round_results_say_what_each_round_did(client: TestClient) -> None:
+    """Each finished round: every seat's bet and whether it held, the sky cards won (face
+    down for a failed bet), the round's points, the score at its end; the last at the end
+    of the game is the result."""
+    state = new_game(client, seed=3)
+    bets = iter([False, True, True, False])
+    checked = 0
+    while state["status"] == "playing":
+        if state["your_turn"] and state["board"]["phase"] == "weather":
+            r = client.post(f"/api/games/{state['id']}/move", json={"move": {"type": "weather", "good_weather": next(bets)}})
+            state = r.json()["state"]
+        else:
+            state = advance(client, state, [])
+        board = state["board"]
+        results = board["round_results"]
+        finished = board["round"] + (1 if state["status"] == "over" else 0)
+        assert [r["round"] for r in results] == list(range(finished))
+        for r, past in zip(results, board["past_rounds"], strict=False):
+            for line in r["seats"]:
+                s = line["seat"]
+                won = [t["sky"] for t in past["tricks"] if t["winner"] == s]
+                assert line["good_weather"] == past["declarations"][s]
+                assert sorted(line["won"]) == sorted(won)
+                if line["good_weather"]:
+                    assert line["held"] == (not won) and line["face_down"] == line["won"]
+                else:
+                    assert line["held"] is None and line["face_down"] == []
+            checked += 1
+        if results:
+            last = results[-1]["seats"]
+            assert [line["score"]["total"] for line in last] == [seat["score"]["total"] for seat in board["seats"]]
+            for s in range(2):
+                assert sum(r["seats"][s]["points"] for r in results) == last[s]["score"]["total"]
+    assert [line["score"] for line in state["board"]["round_results"][-1]["seats"]] == state["result"]["scores"]
+    assert checked > 20
 
 
 # --- what a board says of the tricks and the elements --------------------------------------------
@@ -667,14 +770,14 @@ def test_a_full_server_lets_go_only_of_games_that_lose_nothing(records_dir: Path
         assert "finish or resign" in message
         for game in (first, third):
             assert client.get(f"/api/games/{game['id']}?seat=0").json() == game
-        assert sorted(p.stem for p in records_dir.iterdir()) == sorted([first["record_id"], third["record_id"]])
+        assert sorted(p.stem for p in records_dir.glob("*.json")) == sorted([first["record_id"], third["record_id"]])
         assert client.post(f"/api/games/{first['id']}/resign").status_code == 200
         fourth = new_game(client, seed=4)
         error_of(client.get(f"/api/games/{first['id']}"), 404, "not_found")
         assert client.get(f"/api/games/{fourth['id']}").status_code == 200
         resumed = client.post(f"/api/records/{third['record_id']}/resume")
         assert resumed.status_code == 200 and resumed.json()["id"] == third["id"]
-        assert len(list(records_dir.iterdir())) == 2
+        assert len(list(records_dir.glob("*.json"))) == 2
 
 
 def test_the_page_and_its_files_are_served(client: TestClient) -> None:

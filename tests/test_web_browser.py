@@ -1,5 +1,8 @@
 """The web table in a real browser: Chromium (headless, from the system packages) plays a
-whole 2-player game by clicks against a cheap AI, then reviews it.
+whole 2-player game by clicks against a cheap AI (with the end-of-round summaries and the
+"why" panel), then reviews it; a hot-seat game; a 4-player table at phone size (390x844)
+and desktop size (1280x800), checked for overflow and overlapping seats; the AI pace
+control and "Next trick".
 
 The server is the real app (`csl_ai.web.app.create_app`) under uvicorn on a free local
 port, with its records in a temporary folder. Screenshots go to $CSL_SCREENSHOTS (default:
@@ -131,16 +134,37 @@ def _check_scoring_panel(page: Page, view: str) -> None:
     assert "trump" in panel.locator(".rule-note").text_content()
 
 
+def _check_round_summary(page: Page, round_: int, bet: bool) -> None:
+    """The end-of-round summary: one row per seat with the bet, the sky cards won, the
+    round's points and the total; the round where seat 0 bet says how the bet went."""
+    summary = page.locator("#round-summary")
+    assert summary.locator("h2").inner_text().startswith(f"Round {round_ + 1} of 4 is over")
+    rows = summary.locator("table.summary-table tbody tr")
+    assert rows.count() == 2
+    you = rows.nth(0).inner_text()
+    if bet:
+        assert "held: +7" in you or "face down" in you, you
+    else:
+        assert "no bet" in you
+    for k in range(2):
+        points = rows.nth(k).locator("td.points").inner_text().replace("−", "-")
+        assert re.fullmatch(r"[+-]?\d+", points), points
+    totals = [int(t) for t in summary.locator("td.total").all_inner_texts()]
+    scores = [int(t) for t in page.locator("#view-table .side table.scores td.total").all_inner_texts()]
+    assert totals == scores
+
+
 def _allocate_by_clicks(page: Page) -> None:
     """Put every hand card into a pile by clicking it (each pile fills in turn), then confirm."""
     hand = page.locator("#view-table .hand button.card")
-    assert hand.count() == 9
+    cards = hand.count()
+    assert cards in (6, 9)  # 6 in 3 piles of 3 with 3 players; 9 in 3 piles of 3 otherwise
     confirm = page.locator("#confirm-piles")
     assert confirm.is_disabled()
-    for _ in range(9):
+    for _ in range(cards):
         hand.first.click()
     assert hand.count() == 0
-    assert _pile_counts(page) == ["3/3", "3/3", "3/3"]
+    assert all(text.split("/")[0] == text.split("/")[1] for text in _pile_counts(page))
     confirm.click()
 
 
@@ -177,15 +201,40 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
             page.click("#start-game")
             _ready(page)
             _check_scoring_panel(page, "#view-table")
+            # The "why" panel is hidden until asked for.
+            assert page.locator("#why-panel").count() == 0
+            page.click("#why-toggle")
+            assert "After an AI seat's move" in page.locator("#why-panel").inner_text()
 
             # --- the game, by clicks -----------------------------------------------------
-            allocations = bets = plays = 0
+            allocations = bets = plays = summaries = 0
             ai_cards_seen: set[str] = set()
-            took_hint = undone = shot_alloc = shot_trick = False
+            took_hint = undone = shot_alloc = shot_trick = saw_bet_why = False
             for _ in range(200):
                 ready, phase = _ready(page)
                 if ready == "over":
                     break
+                if ready == "summary":
+                    _check_round_summary(page, summaries, bet=summaries == 1)
+                    summaries += 1
+                    if summaries == 1:
+                        # Once the round is over, the AI's cards' candidates are public.
+                        items = page.locator("#why-panel .why-list .why-item")
+                        items.filter(has_text="r1 t").first.wait_for()
+                        assert items.filter(has_text="r1 t").count() >= 3
+                        _screenshot(page, shots / "3b-round-summary.png")
+                    page.click("#summary-close")
+                    assert page.locator("#round-summary").count() == 0
+                    continue
+                if phase == "play" and not saw_bet_why:
+                    # The AI bets after seat 0: all bets are public then, with its candidates.
+                    bet = page.locator("#why-panel .why-item", has_text="weather")
+                    bet.first.wait_for()
+                    assert bet.count() == 1
+                    bet.locator("summary").click()
+                    assert bet.locator("table.cands tbody tr").count() == 2
+                    assert bet.locator("table.cands tr.chosen").count() == 1
+                    saw_bet_why = True
                 if phase == "allocate":
                     if not shot_alloc:
                         _try_allocation_controls(page)
@@ -235,7 +284,8 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
             else:
                 pytest.fail("the game did not end")
 
-            assert (allocations, bets) == (4, 4)
+            assert (allocations, bets, summaries) == (4, 4, 3)
+            assert saw_bet_why
             assert plays >= 12  # the others were forced: played for the human by /step
             assert ai_cards_seen - {""}, "the AI's cards never showed on the table"
             assert took_hint and undone and shot_alloc and shot_trick
@@ -252,6 +302,9 @@ def test_play_a_whole_game_then_review_it(server: tuple[str, Path], shots: Path)
             assert rows.count() == 2
             assert end.locator("table.scores tr.winner").count() >= 1
             shown_totals = [int(t) for t in end.locator("table.scores td.total").all_inner_texts()]
+            # The last round's summary is in the end box; its totals are the final scores.
+            last = end.locator(".round-summary table.summary-table td.total").all_inner_texts()
+            assert [int(t) for t in last] == shown_totals
             page.screenshot(path=str(shots / "4-end.png"), full_page=True, animations="disabled")
             record_href = page.locator("#record-link").get_attribute("href") or ""
             record = _get_json(base + record_href)
@@ -371,6 +424,12 @@ def test_hot_seat_resume_and_errors(server: tuple[str, Path], shots: Path, tmp_p
             ready, _ = _ready(page)
             assert ready == "over"
             assert page.locator("#end-box .winner-line").inner_text().startswith("Seat 2 (you) resigned")
+            # Nobody is still splitting in a resigned game; the status line says when it ended.
+            assert "splitting" not in page.locator("#view-table .seats").inner_text()
+            assert page.locator("#view-table .turn-text").inner_text() == (
+                "Seat 2 (you) resigned in round 1: the game is over"
+            )
+            assert "resigned" in page.locator("#view-table .round-text").inner_text()
             saved_as = page.locator("#record-link").get_attribute("download") or ""
             assert json.loads((records / saved_as).read_text())["meta"]["resigned"] == 2
             page.click("#nav-home")
@@ -379,6 +438,187 @@ def test_hot_seat_resume_and_errors(server: tuple[str, Path], shots: Path, tmp_p
             assert page.locator("#view-review .review-nav").is_visible()
         except Exception:
             page.screenshot(path=str(shots / "failure-hot-seat.png"), full_page=True)
+            if problems:
+                raise AssertionError("\n".join(problems)) from None
+            raise
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems)
+
+
+# --- layout, pace -------------------------------------------------------------------------------
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def _boxes(page: Page, selector: str) -> list[dict[str, float]]:
+    return page.eval_on_selector_all(
+        selector,
+        "nodes => nodes.filter(n => n.offsetParent !== null).map(n => { const r = n.getBoundingClientRect();"
+        " return {x: r.left, y: r.top, right: r.right, bottom: r.bottom, w: r.width, h: r.height}; })",
+    )
+
+
+def _check_layout(page: Page, where: str) -> None:
+    """No horizontal overflow; seat boxes apart, each holding its own cards; the status
+    line in a few lines, not a word a line."""
+    width = page.evaluate("window.innerWidth")
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"{where}: the page is {scroll} px wide in a {width} px window"
+    seats = _boxes(page, "#view-table .seats .seat")
+    for i, a in enumerate(seats):
+        for b in seats[i + 1 :]:
+            apart = a["right"] <= b["x"] + 0.5 or b["right"] <= a["x"] + 0.5 or a["bottom"] <= b["y"] + 0.5 or b["bottom"] <= a["y"] + 0.5
+            assert apart, f"{where}: seat boxes overlap: {a} {b}"
+    sticking_out = page.eval_on_selector_all(
+        "#view-table .seats .seat",
+        """seats => seats.flatMap((seat) => {
+            const box = seat.getBoundingClientRect();
+            return [...seat.querySelectorAll(".card, .badge")]
+                .filter((n) => n.offsetParent !== null)
+                .map((n) => [n.className, n.getBoundingClientRect()])
+                .filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5)
+                .map(([name]) => `${seat.dataset.seat}: ${name}`);
+        })""",
+    )
+    assert not sticking_out, f"{where}: cards or badges stick out of their seat box: {sticking_out}"
+    for selector in ("#view-table .felt > *", "#view-table .side > *"):
+        for part in _boxes(page, selector):
+            assert part["right"] <= width + 0.5, f"{where}: {selector} reaches {part['right']} px"
+    status = page.locator("#view-table .turn-text")
+    lines = page.evaluate(
+        "() => { const range = document.createRange();"
+        " range.selectNodeContents(document.querySelector('#view-table .turn-text'));"
+        " return new Set([...range.getClientRects()].map((r) => Math.round(r.bottom))).size; }"
+    )
+    assert 1 <= lines <= 3, f"{where}: the status text takes {lines} lines: {status.inner_text()!r}"
+    bar = page.locator("#view-table .status-bar").bounding_box()
+    text = status.bounding_box()
+    assert bar and text and text["width"] >= 0.5 * bar["width"], f"{where}: the status text is squeezed"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_table_fits_a_phone_and_a_desktop(server: tuple[str, Path], shots: Path, viewport: dict[str, int]) -> None:
+    """A 4-player game at 390x844 (a phone) and 1280x800: nothing wider than the window,
+    seats apart, the end-of-round summary, the secret bets rewritten in the Moves log once
+    shown, and the "why" panel listing the AI's candidates."""
+    base, _ = server
+    name = "phone" if viewport["width"] < 600 else "desktop"
+    problems: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=viewport, reduced_motion="reduce")
+        try:
+            page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda error: problems.append(f"page error: {error.stack or error}"))
+            page.set_default_timeout(20_000)
+            page.goto(f"{base}/?delay=0")
+            page.locator("#players-seg label", has_text="4").click()
+            for seat in (1, 2, 3):
+                page.select_option(f"#level-{seat}", "test")
+            page.fill("#seed", "5")
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            page.click("#start-game")
+            ready, phase = _ready(page)
+            assert (ready, phase) == ("human", "allocate")
+            page.click("#why-toggle")
+            _check_layout(page, f"{name} allocation")
+            # Rain cards carry their colour letter, for players who cannot tell the colours.
+            for card in page.locator("#view-table .hand button.card").all():
+                assert card.locator(".corner.top .cl").inner_text() == (card.get_attribute("data-card") or "?")[0]
+            _allocate_by_clicks(page)
+            ready, phase = _ready(page)
+            assert phase == "weather"
+            page.click("#bet-no")
+            summary = False
+            for _ in range(40):
+                ready, phase = _ready(page)
+                if ready == "summary":
+                    _check_layout(page, f"{name} summary")
+                    assert page.locator("#round-summary tbody tr").count() == 4
+                    _screenshot(page, shots / f"8-{name}-summary.png")
+                    page.click("#summary-close")
+                    summary = True
+                    break
+                assert phase == "play", phase
+                if page.locator("#view-table .trick-area .trick-slot .card").count() == 2:
+                    _check_layout(page, f"{name} trick")
+                    log = page.locator("#view-table .log").inner_text()
+                    assert "secret bet" not in log and "(shown once every seat had bet)" in log
+                    _screenshot(page, shots / f"7-{name}-trick.png")
+                page.locator("#view-table .pile.active button.card.legal:enabled").first.click()
+            assert summary, "the round did not end"
+            items = page.locator("#why-panel .why-list .why-item")
+            items.first.wait_for()
+            assert items.count() >= 10
+            item = items.first
+            item.locator("summary").click()
+            rows = item.locator("table.cands tbody tr")
+            assert 1 <= rows.count() <= 5 and item.locator("tr.chosen").count() == 1
+            assert re.search(r"\d+%", rows.first.inner_text())
+            _ready(page)
+            _check_layout(page, f"{name} second round")
+        except Exception:
+            page.screenshot(path=str(shots / f"failure-{name}.png"), full_page=True)
+            if problems:
+                raise AssertionError("\n".join(problems)) from None
+            raise
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_pace_is_remembered_and_a_click_advances_a_trick(server: tuple[str, Path], shots: Path) -> None:
+    """The AI pace and "wait for my click after each trick" are kept in the browser; with the
+    latter, a complete trick stays until "Next trick" is clicked."""
+    base, _ = server
+    problems: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce")
+        try:
+            page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda error: problems.append(f"page error: {error.stack or error}"))
+            page.set_default_timeout(20_000)
+            page.goto(base)
+            page.locator("#players-seg label", has_text="3").click()
+            for seat in (1, 2):
+                page.select_option(f"#level-{seat}", "test")
+            page.fill("#seed", "2")
+            page.click("#start-game")
+            _ready(page)
+            assert page.locator("#pace-select").input_value() == "quick"
+            page.select_option("#pace-select", "instant")
+            page.check("#trick-click")
+            assert page.evaluate("localStorage.getItem('csl.pace')") == "instant"
+            assert page.evaluate("localStorage.getItem('csl.trickClick')") == "on"
+            page.reload()
+            _ready(page)
+            assert page.locator("#pace-select").input_value() == "instant"
+            assert page.locator("#trick-click").is_checked()
+            _allocate_by_clicks(page)
+            _ready(page)
+            page.click("#bet-no")
+            waited = 0
+            table = page.locator("#view-table")
+            for _ in range(60):
+                page.wait_for_selector("#view-table[data-ready], #view-table[data-waiting]", state="attached")
+                if table.get_attribute("data-waiting") == "trick":
+                    # The trick stays on the table, complete, until the click.
+                    assert table.get_attribute("data-ready") is None
+                    assert page.locator("#view-table .trick-area .trick-slot.winner").count() == 1
+                    page.wait_for_timeout(300)
+                    assert table.get_attribute("data-waiting") == "trick"
+                    page.click("#next-trick")
+                    waited += 1
+                    continue
+                ready = table.get_attribute("data-ready")
+                if ready != "human" or waited >= 2:
+                    break
+                page.locator("#view-table .pile.active button.card.legal:enabled").first.click()
+            assert waited >= 2
+        except Exception:
+            page.screenshot(path=str(shots / "failure-pace.png"), full_page=True)
             if problems:
                 raise AssertionError("\n".join(problems)) from None
             raise

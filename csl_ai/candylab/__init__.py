@@ -11,7 +11,13 @@ Modules, each importing only those above it:
 - ``state``: the compact ``State`` (ids, bitmasks, short lists), ``deal``, ``custom_state``;
 - ``core``: ``legal_moves``, ``apply``, ``is_over``, ``scores``, ``winners``, ``returns``;
 - ``game``: the ``Game`` facade, its history and each seat's ``Observation``;
-- ``agents``: ``RandomAgent``, ``HeuristicAgent``, ``play_game``.
+- ``agents``: ``RandomAgent``, ``HeuristicAgent``, ``play_game``;
+- ``worlds``: the game interface the search reads, the worlds it samples from an
+  observation, its playout policies and prior;
+- ``search``: the determinized ISMCTS over that interface (``search(obs, limit)``);
+- ``players``: the search as an agent, and agents by spec (``make_agent("ismcts:normal")``);
+- ``notation`` and ``records``: moves as text, and ``candylab-record`` game records;
+- ``duplicate``: a tournament on duplicate deals.
 
 The game interface a shared search needs (OpenSpiel's ``State`` in spirit), all in
 ``core`` over a ``State``; a C port keeps the same names and meanings:

@@ -124,17 +124,46 @@ def _matches(pattern: tuple[int, ...], colours: list[int], start: int) -> bool:
     return True
 
 
+def _starts(pattern: tuple[int, ...], colours: list[int], text: bytes | None) -> list[int]:
+    """The starts where pattern reads on the belt's colours, ascending (CL-7, CL-8).
+
+    ``text`` is the colours as bytes when the belt has no wild bar: a card without a
+    wild position is then found by ``bytes.find`` in either reading, the same starts
+    as ``_matches`` finds one by one."""
+    if text is None or WILD in pattern:
+        return [
+            start
+            for start in range(len(colours) - len(pattern) + 1)
+            if _matches(pattern, colours, start)
+        ]
+    forward = bytes(pattern)
+    found = []
+    i = text.find(forward)
+    while i >= 0:
+        found.append(i)
+        i = text.find(forward, i + 1)
+    backward = forward[::-1]
+    if backward != forward:
+        i = text.find(backward)
+        if i >= 0:
+            while i >= 0:
+                found.append(i)
+                i = text.find(backward, i + 1)
+            found = sorted(set(found))
+    return found
+
+
+def _belt_text(colours: list[int]) -> bytes | None:
+    """The belt's colours as bytes, or None when a wild bar is on it."""
+    return None if WILD in colours else bytes(colours)
+
+
 def matching_starts(cat: Catalogue, order: int, belt: Sequence[int]) -> list[int]:
     """The belt positions where a run for order starts (reads only the belt: an agent may
     call it on its observation)."""
     colour = cat.bar_colour
     colours = [colour[b] for b in belt]
-    pattern = cat.order_pattern[order]
-    return [
-        start
-        for start in range(len(colours) - len(pattern) + 1)
-        if _matches(pattern, colours, start)
-    ]
+    return _starts(cat.order_pattern[order], colours, _belt_text(colours))
 
 
 def play_moves(s: State, seat: int, out: list[int]) -> None:
@@ -142,17 +171,15 @@ def play_moves(s: State, seat: int, out: list[int]) -> None:
     cat = s.cat
     colour = cat.bar_colour
     colours = [colour[b] for b in s.belt]
-    n = len(colours)
+    text = _belt_text(colours)
     seen = 0
     for c in bits(s.hands[seat]):
         t = 1 << cat.order_type[c]
         if seen & t:
             continue
         seen |= t
-        pattern = cat.order_pattern[c]
-        for start in range(n - len(pattern) + 1):
-            if _matches(pattern, colours, start):
-                out.append(PLAY | c << 4 | start << 12)
+        for start in _starts(cat.order_pattern[c], colours, text):
+            out.append(PLAY | c << 4 | start << 12)
 
 
 def can_play(s: State, seat: int) -> bool:

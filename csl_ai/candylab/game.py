@@ -23,6 +23,7 @@ from csl_ai.candylab.moves import (
     EFFECT,
     FACE_DOWN,
     NONE,
+    PLAY,
     arg_a,
     arg_b,
     kind,
@@ -98,6 +99,12 @@ class Observation:
     """This seat's legal moves when it is the one to decide, else empty."""
     events: tuple[Event, ...]
     """The history as this seat saw it."""
+    known: tuple[int, ...] = ()
+    """Per hand (seats 0..n-1, then entry n the third hand): the cards this seat knows to
+    be in it (mask; 0 for its own entry). Learnt only from what the seat saw: a card
+    another seat drew face up, the hand it gave away in a swap, the hand a swap took from
+    it; forgotten when the hand loses a card the seat did not see (a random discard, the
+    card kept in an empty-handed swap). Empty when not tracked (``observe`` without it)."""
 
     @property
     def players(self) -> int:
@@ -108,8 +115,9 @@ class Observation:
         return self.current == -1
 
     def unseen(self) -> int:
-        """Order cards this seat cannot place (mask): in other hands, the third hand, the
-        draw pile or the box unseen; a search deals these to sample a world."""
+        """Order cards this seat cannot see (mask): in other hands, the third hand, the
+        draw pile or the box unseen; a search deals these, less the ones ``known`` places
+        in a hand, to sample a world."""
         known = self.hand | self.box_seen
         for c in self.face_up:
             if c >= 0:
@@ -121,10 +129,15 @@ class Observation:
 
 
 def observe(
-    rules: CandyLabRules, state: State, seat: int, events: Iterable[Event], box_seen: int
+    rules: CandyLabRules,
+    state: State,
+    seat: int,
+    events: Iterable[Event],
+    box_seen: int,
+    known: tuple[int, ...] = (),
 ) -> Observation:
     """The observation of seat, from the public and own parts of state only (box_seen:
-    the cards seat saw discarded from its own hand)."""
+    the cards seat saw discarded from its own hand; known: what it knows of each hand)."""
     n = state.players
     current = core.current_player(state)
     return Observation(
@@ -151,6 +164,7 @@ def observe(
         scores=tuple(core.scores(state)),
         legal_moves=tuple(core.legal_moves(state)) if current == seat else (),
         events=tuple(events),
+        known=tuple(known),
     )
 
 
@@ -180,6 +194,9 @@ class Game:
         """Every event in full, with the mask of seats that saw its ``taken`` card."""
         self._views: list[list[Event]] = [[] for _ in range(self.rules.players)]
         self._box_seen: list[int] = [0] * self.rules.players
+        n = self.rules.players
+        self._known: list[list[int]] = [[0] * (n + 1) for _ in range(n)]
+        """Per seat, per hand (entry n: the third hand): the cards it knows to be there."""
 
     # --- state -----------------------------------------------------------------------
     @property
@@ -237,7 +254,9 @@ class Game:
         if k == EFFECT and symbol == Effect.DRAW and target != NONE:
             source = target
         taken_up = s.face_up[source] if source < len(s.face_up) else -1
+        before = s.hands[:]
         outcome = core.apply(s, move)
+        self._learn(actor, move, symbol, target, taken_up, before, outcome)
         everyone = (1 << self.players) - 1
         taken, turned_up, seen = -1, -1, everyone
         if source == FACE_DOWN:
@@ -260,6 +279,51 @@ class Game:
             self._views[p].append(event if seen >> p & 1 or taken < 0 else hidden)
         return outcome
 
+    def _learn(
+        self,
+        actor: int,
+        move: int,
+        symbol: int,
+        target: int,
+        taken_up: int,
+        before: list[int],
+        outcome: int,
+    ) -> None:
+        """Update what each seat knows of the hands after move, from what it saw only:
+        the move, the cards shown to it, the public hand sizes and its own hand."""
+        n = self.players
+        k = kind(move)
+        known = self._known
+        if k == PLAY:
+            gone = ~(1 << arg_a(move))
+            for v in range(n):
+                known[v][actor] &= gone
+        elif taken_up >= 0:  # a face-up card into the actor's hand, in view of all
+            for v in range(n):
+                if v != actor:
+                    known[v][actor] |= 1 << taken_up
+        elif k == EFFECT and target != NONE and symbol == Effect.DISCARD_HAND:
+            for v in range(n):  # a card no one else saw left the target's hand
+                if v != target:
+                    known[v][target] = 0
+        elif k == EFFECT and target != NONE and symbol == Effect.SWAP_HANDS:
+            whole = bool(before[actor]) or target == n
+            for v in range(n):
+                kv = known[v]
+                if whole:
+                    kv[actor], kv[target] = kv[target], kv[actor]
+                    if v == actor:
+                        kv[target] = before[actor]
+                    elif v == target:
+                        kv[actor] = before[target]
+                elif v == actor:  # took all but one: the one known card not received
+                    kv[target] &= ~self.state.hands[actor]
+                elif v == target:
+                    kv[actor] = before[target] & ~(1 << outcome)
+                else:
+                    kv[actor] = kv[target] = 0
+                kv[v] = 0
+
     def _text(self, move: object) -> str:
         try:
             return repr(move_text(int(move), self.rules.catalogue))  # type: ignore[call-overload]
@@ -270,7 +334,14 @@ class Game:
         """What seat may see now."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalMoveError(f"seat: must be 0..{self.players - 1}, got {short_repr(seat)}")
-        return observe(self.rules, self.state, seat, self._views[seat], self._box_seen[seat])
+        return observe(
+            self.rules,
+            self.state,
+            seat,
+            self._views[seat],
+            self._box_seen[seat],
+            tuple(self._known[seat]),
+        )
 
     @classmethod
     def replay(cls, rules: CandyLabRules, seed: int, moves: Iterable[int]) -> Game:

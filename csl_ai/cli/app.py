@@ -25,6 +25,7 @@ from csl_ai.cli.common import (
     check_positive,
     json_errors,
 )
+from csl_ai.cli.candylab_cmd import GAME_HELP, GameName
 from csl_ai.errors import short_repr
 from csl_ai.rules import StarOption
 
@@ -227,9 +228,10 @@ def play(
             "--resume",
             metavar="RECORD",
             help="Continue a saved unfinished game (rules, seats and seed from the record), "
-            "saving it back to that file.",
+            "saving it back to that file (refused while another csl process plays it).",
         ),
     ] = None,
+    game: Annotated[GameName, typer.Option("--game", help=GAME_HELP)] = GameName.CSL,
 ) -> None:
     """Play a whole game in the terminal against the AI.
 
@@ -239,6 +241,20 @@ def play(
     at the end, and also when the game is cut short (Ctrl-C, end of input, quit);
     --resume continues it.
     """
+    if game is GameName.CANDY_LAB:
+        from csl_ai.cli import candylab_cmd
+
+        candylab_cmd.refuse_options("Candy Lab", {
+            "--sides": bool(sides), "--star-option": star_option is not StarOption.TWICE,
+            "--deck": deck is not None, "--hint": hint, "--resume": resume is not None,
+        })
+        code = candylab_cmd.play_command(
+            players=players, humans=humans, ai=ai, seed=seed, record=record,
+            first_seat=first_seat, console=_console(),
+        )
+        if code:
+            raise typer.Exit(code)
+        return
     from csl_ai.cli.play import PlayOptions, play_command
 
     options = PlayOptions(
@@ -281,6 +297,12 @@ def best_move(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print only the JSON answer on stdout.")
     ] = False,
+    game: Annotated[
+        GameName,
+        typer.Option(
+            "--game", help=GAME_HELP + " For candy-lab, POSITION is an unfinished game record."
+        ),
+    ] = GameName.CSL,
 ) -> None:
     """Rank the moves of a position: visits, win probability ± 95% interval, expected points.
 
@@ -298,6 +320,15 @@ def best_move(
     check_positive(top, "--top")
     check_seed(seed)
     check_time_ms(time_ms)
+    if game is GameName.CANDY_LAB:
+        from csl_ai.cli import candylab_cmd
+
+        candylab_cmd.refuse_options("Candy Lab", {"--threads": threads != 1})
+        candylab_cmd.best_move_command(
+            position, level=level, iterations=iterations, time_ms=time_ms, seed=seed, top=top,
+            as_json=as_json, console=_console(),
+        )
+        return
     level, iterations = search_budget(level, iterations, time_ms)
     obs = load_position(position)
     if not obs.legal_moves():
@@ -348,8 +379,14 @@ def replay(
     summary: Annotated[
         bool, typer.Option("--summary", help="Only check it and show the final scores.")
     ] = False,
+    game: Annotated[GameName, typer.Option("--game", help=GAME_HELP)] = GameName.CSL,
 ) -> None:
     """Check a game record step by step and show it trick by trick."""
+    if game is GameName.CANDY_LAB:
+        from csl_ai.cli import candylab_cmd
+
+        candylab_cmd.replay_command(record, _console(), summary)
+        return
     from csl_ai.cli.review import replay_command
 
     replay_command(record, _console(), summary)
@@ -493,12 +530,14 @@ def bench(
 
 
 def _register_plugins() -> None:
-    """Add the tournament, selfplay, train, rules and serve commands when their modules are present."""
+    """Add the tournament, selfplay, train, rules, serve and engine commands when their
+    modules are present."""
     for name in (
         "csl_ai.cli.tournament_cmd",
         "csl_ai.cli.train_cmd",
         "csl_ai.cli.rules_cmd",
         "csl_ai.cli.serve_cmd",
+        "csl_ai.cli.engine_cmd",
     ):
         try:
             module = importlib.import_module(name)

@@ -3,10 +3,11 @@
 Errors never reach the user as a traceback (unless ``--debug``): bad input of any kind
 (a usage error, an unreadable or malformed file, an invalid position, record, deck or
 rules choice) prints one line on stderr and exits 2; a failure while running (an output
-that cannot be written, a bug) exits 1. Every error line is short: at most
-``MAX_ERROR_CHARS`` characters whatever the input. While a command runs, SIGTERM and
-SIGHUP raise ``TerminationSignal`` as Ctrl-C raises KeyboardInterrupt, so a command stops,
-keeps its work and exits 128 + the signal's number (130, 143, 129).
+that cannot be written, a game record being played by another process, a bug) exits 1.
+Every error line is short: at most ``MAX_ERROR_CHARS`` characters whatever the input.
+While a command runs, SIGTERM and SIGHUP raise ``TerminationSignal`` as Ctrl-C raises
+KeyboardInterrupt, so a command stops, keeps its work and exits 128 + the signal's
+number (130, 143, 129).
 
 Under ``--json`` a script reads stdout only, so an error is also one JSON object there,
 ``{"error": {"kind": ..., "message": ..., "exit_code": N}}`` (kind: the error's class,
@@ -248,6 +249,8 @@ def _exit_code_for(e: BaseException) -> tuple[int, str]:
         return EXIT_BAD_INPUT, f"bad JSON: {e.msg} at line {e.lineno} column {e.colno}"
     if isinstance(e, OutputWriteError):
         return EXIT_FAILURE, str(e)
+    if isinstance(e, CslError) and getattr(e, "exit_code", None) == EXIT_FAILURE:
+        return EXIT_FAILURE, str(e)  # not bad input: a record in use elsewhere (RecordInUseError)
     if isinstance(e, CslError):
         return EXIT_BAD_INPUT, str(e)
     if isinstance(e, UnicodeDecodeError):

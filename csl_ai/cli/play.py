@@ -13,6 +13,8 @@ again. A card play with one legal card is made for the human, with a line saying
 The record is saved to the records folder (`csl_ai.records.records_folder`) unless
 ``--record`` names a file, when the game ends and also when it is cut short (Ctrl-C,
 end of input, ``quit``); ``--resume`` continues an unfinished one and saves it back.
+While the game is played its record is locked (`csl_ai.record_lock`), so no other
+process plays it, or writes a new game under its name, at the same time.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from csl_ai.cli.common import (
     EXIT_OK,
     CliInputError,
     check_agent_budget,
+    error_line,
     interrupt_exit_code,
     interrupt_text,
     parse_seats,
@@ -62,6 +65,7 @@ from csl_ai.rules import StarOption
 from csl_ai.session import DEFAULT_AI, HUMAN, Table, TableError, TableOptions
 
 if TYPE_CHECKING:
+    from csl_ai.record_lock import RecordLock
     from csl_ai.search import SearchResult
 
 Ask = Callable[[str], str]
@@ -637,6 +641,42 @@ def _seats_text(table: Table) -> str:
     return "; ".join(parts)
 
 
+PROGRAM: Final = "csl play"
+"""How `csl play` names itself in the lock files of the records it plays."""
+
+
+def _lock_record(path: Path, option: str) -> RecordLock:
+    """The lock of the record at path for this game (RecordInUseError, exit 1, when
+    another process plays it now)."""
+    from csl_ai.record_lock import RecordInUseError, RecordLock, in_use_message
+
+    try:
+        return RecordLock.acquire(path, PROGRAM)
+    except RecordInUseError as e:
+        raise RecordInUseError(f"{option}: {in_use_message(path, e.holder)}", e.holder) from None
+
+
+def _is_file_of(path: Path, resume: str | None) -> bool:
+    """Whether path is the file of the game being resumed."""
+    if resume is None or resume == "-":
+        return False
+    try:
+        return os.path.samefile(path, resume)
+    except OSError:
+        return False
+
+
+def _save_elsewhere(table: Table, taken: Path, meta: dict[str, Any], locks: list[RecordLock]) -> Path:
+    """Save the record beside taken, whose name another program took while the game was
+    played (it is left as it is), under the first free ``NAME-N.json``."""
+    from csl_ai.record_lock import claim_record_name
+
+    lock = claim_record_name(taken.parent if str(taken.parent) else Path("."), taken.stem, PROGRAM)
+    locks.append(lock)
+    table.save(lock.record, meta, exclusive=True)
+    return lock.record
+
+
 def play_command(options: PlayOptions, console: Console) -> int:
     """Run `csl play`; returns the exit code.
 
@@ -646,24 +686,51 @@ def play_command(options: PlayOptions, console: Console) -> int:
     The record is saved however the game ends: finished, quit, Ctrl-C, end of input, or
     an error (which is then raised again). A resumed game is saved back to its file
     unless --record names another.
+
+    While the game is played its record is locked (`csl_ai.record_lock`): a record that
+    another process plays (a `csl serve` table, another `csl play`) is refused at once
+    (exit 1), and a new record's name is claimed at the start, so no other process saves
+    there. A new record is created exclusively: were its name taken meanwhile by a
+    program that ignores the lock, the file there is left as it is, the game is saved
+    beside it under a new name, and the exit code is 1.
     """
-    from csl_ai.records import new_record_path
+    locks: list[RecordLock] = []
+    try:
+        return _play_locked(options, console, locks)
+    finally:
+        for lock in reversed(locks):
+            lock.release()
+
+
+def _play_locked(options: PlayOptions, console: Console, locks: list[RecordLock]) -> int:
+    from csl_ai.files import OutputExistsError
+    from csl_ai.records import claim_new_record
 
     given_path: Path | None = None
     if options.record:
         given_path = Path(options.record)
         check_writable(given_path)
         check_not_taken(given_path, options.resume)
+    if options.resume is not None and options.resume != "-":
+        locks.append(_lock_record(Path(options.resume), "--resume"))
     session = new_session(options, console, console_ask(console))
     table = session.table
     if given_path is not None:
         record_path = given_path
+        own_file = _is_file_of(given_path, options.resume)
+        if not own_file:
+            locks.append(_lock_record(given_path, "--record"))
+            check_not_taken(given_path, options.resume)
     elif options.resume is not None:
         record_path = Path(options.resume)
         check_writable(record_path, "--resume")
+        own_file = True
     else:
-        record_path = new_record_path()
+        lock = claim_new_record(program=PROGRAM)
+        locks.append(lock)
+        record_path = lock.record
         check_writable(record_path)
+        own_file = False
     rules = table.game.rules
     given_seed = f", seed {options.seed}" if options.seed is not None else ""
     console.print(
@@ -692,11 +759,24 @@ def play_command(options: PlayOptions, console: Console) -> int:
         code, status = EXIT_OK, "quit"
     finally:
         game = session.game
-        session.table.save(record_path, {**meta, "status": status})
+        saved_meta = {**meta, "status": status}
+        taken: Path | None = None
+        try:
+            session.table.save(record_path, saved_meta, exclusive=not own_file)
+        except OutputExistsError:
+            taken, record_path = record_path, _save_elsewhere(session.table, record_path, saved_meta, locks)
         state = "game" if game.is_over else "unfinished game"
         console.print(f"Saved the {state} to {record_path}", soft_wrap=True)
         if not game.is_over:
             console.print(f"Continue it with: csl play --resume {record_path}", soft_wrap=True)
         elif options.seed is None:
             console.print(f"This deal again: --seed {game.seed}", soft_wrap=True)
+        if taken is not None:
+            error_line(
+                f"the game is saved to {path_label(record_path)}, not to {path_label(taken)}: "
+                "another program created that file during the game (it is left as it is)",
+                "OutputExistsError",
+                EXIT_FAILURE,
+            )
+            code = EXIT_FAILURE
     return code

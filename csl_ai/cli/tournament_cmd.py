@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
+from csl_ai.cli.candylab_cmd import GAME_HELP, GameName
 from csl_ai.cli.common import (
     DECK_HELP,
     EXIT_FAILURE,
@@ -315,8 +316,23 @@ def register(app: typer.Typer) -> None:
         star_option: Star = None,
         deck: Deck = None,
         quiet: Quiet = False,
+        game: Annotated[GameName, typer.Option("--game", help=GAME_HELP)] = GameName.CSL,
     ) -> None:
         """Play agents against each other on duplicate deals and rank them with 95% intervals."""
+        if game is GameName.CANDY_LAB:
+            from csl_ai.cli import candylab_cmd
+
+            candylab_cmd.refuse_options("a Candy Lab tournament", {
+                "--address": address is not None, "--ray-token-file": ray_token_file is not None,
+                "--ray": ray, "--batch": batch is not None, "--resume": resume is not None,
+                "--sides": sides is not None, "--star-option": star_option is not None,
+                "--deck": deck is not None,
+            })
+            candylab_cmd.tournament_command(
+                agents=agents, players=players, games=games, out=out, seed=seed,
+                workers=workers, quiet=quiet, console=Console(highlight=False),
+            )
+            return
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None

@@ -308,6 +308,21 @@ class Api:
         await self.store.resign(game, seat)
         return ApiResponse(self.store.state(game, self.store.viewer(game, asker)))
 
+    async def why(self, request: Request) -> Response:
+        game = self.game(request)
+        self.asker(game, request)
+        query = request.query_params
+        for key in query:
+            if key not in ("seat", "round"):
+                raise bad_request(f"unknown parameter {clip(key, 40)!r} (expected seat, round)")
+        text = query.get("round")
+        round_ = None
+        if text is not None:
+            if not text.isdigit() or len(text) > 2:
+                raise bad_request(f"round: must be a round number (0-based), got {clip(text, 20)!r}")
+            round_ = int(text)
+        return ApiResponse(self.store.why(game, round_))
+
     async def game_record(self, request: Request) -> Response:
         game = self.game(request)
         record = self.store.record(game)
@@ -498,6 +513,7 @@ def create_app(
         Route("/api/games/{game_id}/hint", api.hint, methods=["POST"]),
         Route("/api/games/{game_id}/undo", api.undo, methods=["POST"]),
         Route("/api/games/{game_id}/resign", api.resign, methods=["POST"]),
+        Route("/api/games/{game_id}/why", api.why, methods=["GET"]),
         Route("/api/games/{game_id}/record", api.game_record, methods=["GET"]),
         Route("/api/games/{game_id}/position", api.game_position, methods=["GET"]),
         Route("/api/games/{game_id}/rules", api.game_rules, methods=["GET"]),

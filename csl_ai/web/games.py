@@ -10,7 +10,11 @@ resignation during the search voids its answer.
 
 Records are saved in the records folder when a human moves, takes back, resigns and
 when the game ends, so a stopped server loses nothing that a resume cannot replay (the
-AI seats are seeded from the game seed); a game no human has moved in is never saved. A
+AI seats are seeded from the game seed); a game no human has moved in is never saved.
+A game with a record holds the record's lock (`csl_ai.record_lock`) while it is in this
+server (until it is resigned, let go of, or the server stops), so another server on the
+same folder, or `csl play --resume`, refuses it (409 here); a new record's name is
+claimed under its lock and the file created exclusively, never over another's. A
 full server lets go only of a game over or not moved in, else refuses a new one (429).
 In a hot-seat game no answer shows a human's secret choice (the next human reads the
 same screen), and a takeback is only ever of the asking seat's own last choice.
@@ -25,7 +29,7 @@ import secrets
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -41,7 +45,8 @@ from csl_ai.game import Game, Phase
 from csl_ai.moves import Move, move_from_json, move_to_json
 from csl_ai.notation import card_str
 from csl_ai.position import observation_to_position
-from csl_ai.records import new_record_path, save_record
+from csl_ai.record_lock import RecordInUseError, RecordLock, in_use_message
+from csl_ai.records import claim_new_record, load_record, save_record
 from csl_ai.rules import (
     KIND_BY_TEXT,
     MAX_PLAYERS,
@@ -64,6 +69,8 @@ MAX_RESUMED_ITERATIONS: Final = 200_000
 MAX_RESUMED_MS: Final = 60_000.0
 HINT_MOVES: Final = 10
 """Candidates a hint lists."""
+WHY_MOVES: Final = 5
+"""Candidates an AI decision's "why" lists."""
 NEW_GAME_FIELDS: Final = (
     "players",
     "humans",
@@ -157,6 +164,12 @@ class StepMade:
     trick: dict[str, Any] | None
     round_over: bool
     game_over: bool
+    candidates: list[dict[str, Any]] | None = None
+    """An AI decision's top candidates, only when none shows a hidden card now."""
+
+    @property
+    def kind(self) -> str:
+        return move_kind(self.move)
 
     def to_json(self, viewer: int, shared: bool = False) -> dict[str, Any]:
         """The step as viewer may see it; shared: a hot-seat game, whose screen the other
@@ -173,7 +186,22 @@ class StepMade:
             "trick": self.trick,
             "round_over": self.round_over,
             "game_over": self.game_over,
+            "candidates": self.candidates,
         }
+
+
+@dataclass(frozen=True)
+class AiDecision:
+    """An AI seat's searched decision, kept for the "why" of the page (`GameStore.why`)."""
+
+    ply: int
+    """Decisions made in the game before this one (a takeback drops those at or after it)."""
+    round: int
+    trick: int | None
+    seat: int
+    move: Move
+    estimate: dict[str, Any]
+    candidates: list[dict[str, Any]]
 
 
 @dataclass(eq=False)
@@ -193,6 +221,17 @@ class LiveGame:
     last_used: float = field(default_factory=time.monotonic)
     save_error: str | None = None
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    decisions: list[AiDecision] = field(default_factory=list)
+    """The AI seats' searched decisions in this server (not those before a resume)."""
+    record_lock: RecordLock | None = None
+    """The lock of the game's record while this server holds the game (None before its
+    first save, and once let go)."""
+
+    def let_go(self) -> None:
+        """Release the record's lock: this server no longer plays on this game."""
+        lock, self.record_lock = self.record_lock, None
+        if lock is not None:
+            lock.release()
 
     @property
     def game(self) -> Game:
@@ -237,9 +276,41 @@ def _estimate(result: SearchResult | None, move: Move) -> dict[str, Any] | None:
         "win_probability": stats.win_probability,
         "ci95": list(interval) if interval is not None else None,
         "expected_points": stats.expected_points,
+        "visits": stats.visits,
         "iterations": result.iterations,
         "elapsed_s": result.elapsed_s,
     }
+
+
+def _candidates(result: SearchResult, limit: int) -> list[dict[str, Any]]:
+    """A search's top candidates, best first (docs/web-api.md: Candidate)."""
+    return [
+        {
+            "move": move_to_json(m.move),
+            "text": move_text(m.move),
+            "visits": m.visits,
+            "win_probability": m.win_probability,
+            "ci95": list(interval) if (interval := win_interval(m)) is not None else None,
+            "expected_points": m.expected_points,
+        }
+        for m in result.moves[:limit]
+    ]
+
+
+def _trick_index(game: Game) -> int:
+    """The line position of the trick in progress, or of the next one."""
+    current = game.current_trick
+    return current.index if current is not None else len(game.rounds[-1].tricks)
+
+
+def decisions_made(game: Game) -> int:
+    """How many decisions (allocations, bets, cards) the game has seen."""
+    count = 0
+    for log in game.rounds:
+        count += sum(a is not None for a in log.allocations)
+        count += sum(d is not None for d in log.declarations)
+        count += sum(len(t.plays) for t in log.tricks)
+    return count
 
 
 def _check_fields(body: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
@@ -486,12 +557,38 @@ class GameStore:
     ) -> tuple[LiveGame, bool, int]:
         """The live game of a saved unfinished game, whether it is new, and the seat to
         draw it for (checked before the game is added): a game of this record already
-        being played here is returned as it is."""
+        being played here is returned as it is; one being played by another process (its
+        record's lock is held elsewhere) is refused (409). Once the lock is held the
+        record is read again, so the game goes on from its last save."""
         for game in self.games.values():
             if game.playing and game.record_path == path:
                 viewer = self.viewer(game, asked)
                 game.touch()
                 return game, False, viewer
+        self._check_resumable(record)
+        try:
+            lock = await run_in_threadpool(RecordLock.acquire, path, APP_NAME)
+        except RecordInUseError as e:
+            raise conflict(in_use_message(path.stem, e.holder)) from None
+        except CslError as e:  # the lock file cannot be made (a read-only folder)
+            raise conflict(f"cannot hold this record while it is played: {e}") from None
+        try:
+            try:
+                record = await run_in_threadpool(load_record, path)
+            except CslError as e:
+                raise ApiError(400, "bad_record", str(e)) from None
+            self._check_resumable(record)
+            table, takebacks = await self._resumed_table(record)
+            viewer = _viewer(table, asked, True) if asked else None
+            game = await self._admit(table, takebacks, path, lock)
+        except BaseException:
+            lock.release()
+            raise
+        return game, True, viewer if viewer is not None else self.viewer(game, None)
+
+    def _check_resumable(self, record: Mapping[str, Any]) -> None:
+        """Refuse a record that cannot be played on here: resigned or over (409), no human
+        seat, or an AI this server does not run (400)."""
         meta = record.get("meta")
         if isinstance(meta, Mapping) and meta.get("resigned") is not None:
             raise conflict("this game was resigned: there is nothing to resume")
@@ -503,14 +600,16 @@ class GameStore:
         for seat, spec in enumerate(agents):
             if spec != HUMAN:
                 self._check_ai_spec(seat, spec)
+
+    @staticmethod
+    async def _resumed_table(record: Mapping[str, Any]) -> tuple[Table, bool]:
+        """The table of a checked record and whether it allows takebacks."""
         try:
             table = await run_in_threadpool(Table.resume, record)
         except CslError as e:
             raise ApiError(400, "bad_record", str(e)) from None
         takebacks = table.meta.get("takebacks", True)
-        viewer = _viewer(table, asked, True) if asked else None
-        game = await self._admit(table, takebacks if isinstance(takebacks, bool) else True, path)
-        return game, True, viewer if viewer is not None else self.viewer(game, None)
+        return table, takebacks if isinstance(takebacks, bool) else True
 
     def _check_ai_spec(self, seat: int, spec: object) -> None:
         """Refuse a record's AI whose search this server will not run: a budget without
@@ -539,7 +638,9 @@ class GameStore:
                 f"a decision, on at most {usable_cpus()} threads)",
             )
 
-    async def _admit(self, table: Table, takebacks: bool, path: Path | None) -> LiveGame:
+    async def _admit(
+        self, table: Table, takebacks: bool, path: Path | None, lock: RecordLock | None = None
+    ) -> LiveGame:
         """Add a game. A full server first lets go of the least recently used game that
         loses nothing by it: one over or resigned (its record is saved), else one no human
         has moved in yet (it has no record, and gets none). A game a player moved in is
@@ -553,7 +654,8 @@ class GameStore:
                 )
             victim = min(spare, key=lambda g: (g.playing, g.last_used))
             del self.games[victim.id]
-        game = LiveGame(secrets.token_urlsafe(24), table, takebacks, record_path=path)
+            victim.let_go()
+        game = LiveGame(secrets.token_urlsafe(24), table, takebacks, record_path=path, record_lock=lock)
         self.games[game.id] = game
         return game
 
@@ -629,7 +731,10 @@ class GameStore:
             game.thinking = False
         if game.version != version or not game.playing:
             raise conflict("the game changed while the AI was thinking; its move is dropped")
+        ply = decisions_made(table.game)
+        trick_index = _trick_index(table.game) if move_kind(step.move) == "play" else None
         table.apply_ai(step)
+        estimate = _estimate(step.result, step.move)
         made = self._made(
             game,
             table.game.rounds[rounds - 1].tricks,
@@ -637,9 +742,16 @@ class GameStore:
             "ai",
             step.move,
             forced,
-            _estimate(step.result, step.move),
+            estimate,
             rounds,
         )
+        if estimate is not None and step.result is not None:
+            candidates = _candidates(step.result, WHY_MOVES)
+            game.decisions.append(
+                AiDecision(ply, rounds - 1, trick_index, seat, step.move, estimate, candidates)
+            )
+            if made.kind == "weather" and made.public:
+                made = replace(made, candidates=candidates)
         game.changed()
         if not game.playing:
             await self.save(game)
@@ -697,18 +809,48 @@ class GameStore:
             "best": move_to_json(result.best_move),
             "best_text": move_text(result.best_move),
             "win_probability": best.win_probability if result.iterations else None,
-            "moves": [
-                {
-                    "move": move_to_json(m.move),
-                    "text": move_text(m.move),
-                    "visits": m.visits,
-                    "win_probability": m.win_probability,
-                    "ci95": list(interval) if (interval := win_interval(m)) is not None else None,
-                    "expected_points": m.expected_points,
-                }
-                for m in result.moves[:HINT_MOVES]
-            ],
+            "moves": _candidates(result, HINT_MOVES),
         }
+
+    def why(self, game: LiveGame, round_: int | None = None) -> dict[str, Any]:
+        """The AI seats' searched decisions with their top candidates, as much as every seat
+        may see now (docs/web-api.md, `GET /api/games/{id}/why`): a decision's candidates
+        are cards or splits of the AI's hand, hidden until the round is over (a bet's, until
+        every bet is shown); an allocation's own piles and a secret bet are hidden as in the
+        game."""
+        g = game.game
+        current = len(g.rounds) - 1
+        everything = not game.playing
+        bets_shown = g.phase is not Phase.WEATHER
+        out = []
+        for d in game.decisions:
+            if round_ is not None and d.round != round_:
+                continue
+            kind = move_kind(d.move)
+            past = everything or d.round < current
+            if kind == "play":
+                shown, listed = True, past
+            elif kind == "weather":
+                shown = listed = past or bets_shown
+            else:
+                shown = listed = past
+            label = f"r{d.round + 1} " + (
+                "piles" if kind == "allocate" else "weather" if kind == "weather" else f"t{(d.trick or 0) + 1}"
+            )
+            out.append(
+                {
+                    "round": d.round,
+                    "trick": d.trick,
+                    "seat": d.seat,
+                    "kind": kind,
+                    "label": label,
+                    "move": move_to_json(d.move) if shown else None,
+                    "text": move_text(d.move) if shown else None,
+                    **d.estimate,
+                    "candidates": d.candidates if listed else None,
+                }
+            )
+        return {"decisions": out}
 
     async def undo(self, game: LiveGame, seat: int) -> None:
         """Take back seat's last choice and all after it (conflict when not allowed, or
@@ -725,6 +867,8 @@ class GameStore:
         if last != seat:
             raise conflict(f"the last choice is seat {last}'s: only that seat may take it back")
         game.table.undo()
+        ply = decisions_made(game.game)
+        game.decisions = [d for d in game.decisions if d.ply < ply]
         game.status = "playing"
         game.changed()
         await self.save(game)
@@ -738,6 +882,8 @@ class GameStore:
         game.changed()
         if game.moved_in:
             await self.save(game)
+            async with game.save_lock:
+                game.let_go()  # a resigned game is played no more: its record is free
 
     def record(self, game: LiveGame) -> dict[str, Any]:
         """The game's record (every hand in it): only once the game is over or resigned."""
@@ -766,7 +912,8 @@ class GameStore:
             try:
                 if game.record_path is None:
                     async with self._path_lock:
-                        game.record_path = await run_in_threadpool(self._save_new, record)
+                        game.record_lock = await run_in_threadpool(self._save_new, record)
+                        game.record_path = game.record_lock.record
                 else:
                     await run_in_threadpool(save_record, record, game.record_path)
                 game.save_error = None
@@ -775,20 +922,32 @@ class GameStore:
                 print(f"csl serve: cannot save game {game.id[:6]}...: {game.save_error}", file=sys.stderr)
 
     async def save_all(self) -> None:
-        """Save every game being played (the server is stopping)."""
-        for game in list(self.games.values()):
-            if game.playing and game.moved_in:
-                await self.save(game)
+        """Save every game being played, then let go of every record's lock (the server is
+        stopping)."""
+        try:
+            for game in list(self.games.values()):
+                if game.playing and game.moved_in:
+                    await self.save(game)
+        finally:
+            for game in list(self.games.values()):
+                game.let_go()
 
-    def _save_new(self, record: Mapping[str, Any]) -> Path:
-        path = new_record_path(self.config.records_dir)
-        save_record(record, path)
-        return path
+    def _save_new(self, record: Mapping[str, Any]) -> RecordLock:
+        """Save a game's first record under a new name, claimed under its lock and created
+        exclusively; the lock, held from now on, names the file."""
+        lock = claim_new_record(self.config.records_dir, program=APP_NAME)
+        try:
+            save_record(record, lock.record, exclusive=True)
+        except BaseException:
+            lock.release()
+            raise
+        return lock
 
 
 __all__: Sequence[str] = (
     "DEFAULTS",
     "GAME_ID_RE",
+    "AiDecision",
     "GameStore",
     "LiveGame",
     "ServerConfig",

@@ -32,7 +32,8 @@ from csl_ai.errors import CslError, clip
 from csl_ai.game import Game
 from csl_ai.moves import move_to_json
 from csl_ai.position import observation_to_position
-from csl_ai.records import new_record_path, replay_record, save_record
+from csl_ai.record_lock import record_in_use
+from csl_ai.records import replay_record, save_new_record
 from csl_ai.records import load_record as _load_record_shape
 from csl_ai.session import HUMAN
 from csl_ai.web.errors import ApiError, bad_request, busy, conflict, not_found
@@ -118,7 +119,9 @@ def _humans(record: Mapping[str, Any], players: int) -> list[int]:
 
 def record_info(path: Path, live: set[str]) -> dict[str, Any]:
     """One entry of the records list (docs/web-api.md: RecordInfo); a file that is no
-    readable record is listed with its error."""
+    readable record is listed with its error. live: the record ids of the games this
+    server plays; an unfinished game that another process plays (its record's lock is
+    held: `csl_ai.record_lock`) is live too."""
     st = path.stat()
     info: dict[str, Any] = {
         "id": path.stem,
@@ -141,6 +144,8 @@ def record_info(path: Path, live: set[str]) -> dict[str, Any]:
         return info
     players = record["rules"].get("players", 4)
     result = record.get("result")
+    if not info["live"] and resumable(record) and record_in_use(path) is not None:
+        info["live"] = True
     info.update(
         players=players,
         finished=result is not None,
@@ -182,8 +187,7 @@ def store_upload(folder: Path, record: object, live: set[str]) -> dict[str, Any]
     assert isinstance(record, dict)
     if resumable(record, game):
         raise not_over()
-    path = new_record_path(folder)
-    save_record(record, path)
+    path = save_new_record(record, folder, program="csl serve")
     return record_info(path, live)
 
 

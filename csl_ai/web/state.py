@@ -13,11 +13,13 @@ import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
+from csl_ai.errors import TallyError
 from csl_ai.explain import SCORING_NOTE, ScoringCard, scoring_cards
 from csl_ai.game import Game, Observation, Phase, RoundLog, ScoreLine, Trick
 from csl_ai.moves import Allocate, Declare, Move
 from csl_ai.notation import COLOUR_LETTERS, MAX_RANK, card_str, cards_of, sky_str
 from csl_ai.rules import Kind, RulesConfig, SkyCard
+from csl_ai.scoring import score_tallies
 
 KIND_NAMES: Final = tuple(kind.text for kind in Kind)
 
@@ -184,6 +186,61 @@ def _round_finished(log: RoundLog, line_size: int) -> bool:
     return len(log.tricks) == line_size and log.tricks[-1].complete
 
 
+def round_results(
+    rules: RulesConfig, rounds: Sequence[RoundLog], sky_cards: Sequence[SkyCard]
+) -> list[dict[str, Any]]:
+    """What each finished round of rounds did to every seat (docs/web-api.md: RoundResult):
+    its bet and whether it held, the sky cards won and those turned face down, the round's
+    points and the score at its end. Only finished rounds: everything in them is public."""
+    n = rules.players
+    line_size = rules.spec.line_size
+    elements = [[0] * len(Kind) for _ in range(n)]
+    face_up = [0] * n
+    face_down = [0] * n
+    honoured = [0] * n
+    before = [0] * n
+    out: list[dict[str, Any]] = []
+    for r, log in enumerate(rounds):
+        if not _round_finished(log, line_size):
+            break
+        won: list[list[SkyCard]] = [[] for _ in range(n)]
+        for trick in log.tricks:
+            if trick.winner is not None and trick.sky is not None:
+                won[trick.winner].append(sky_cards[trick.sky])
+        for s in range(n):
+            if log.declarations[s]:
+                if won[s]:
+                    face_down[s] += len(won[s])
+                else:
+                    honoured[s] += 1
+            else:
+                face_up[s] += len(won[s])
+                for card in won[s]:
+                    elements[s][card.kind] += card.count
+        try:
+            scores = score_tallies(rules, elements, face_up, face_down, honoured).scores
+        except TallyError:  # pragma: no cover - a real game's tallies always score
+            break
+        seats = []
+        for s in range(n):
+            bet = bool(log.declarations[s])
+            texts = [sky_str(card) for card in won[s]]
+            seats.append(
+                {
+                    "seat": s,
+                    "good_weather": bet,
+                    "held": (not won[s]) if bet else None,
+                    "won": texts,
+                    "face_down": texts if bet else [],
+                    "points": scores[s].total - before[s],
+                    "score": score_json(scores[s]),
+                }
+            )
+            before[s] = scores[s].total
+        out.append({"round": r, "seats": seats})
+    return out
+
+
 def board_json(
     game: Game,
     viewer: int | None,
@@ -298,6 +355,7 @@ def board_json(
         ],
         "seats": seat_views,
         "set_aside": set_aside,
+        "round_results": round_results(rules, rounds, sky_cards),
     }
 
 
@@ -325,6 +383,7 @@ __all__: Sequence[str] = (
     "move_kind",
     "move_text",
     "result_json",
+    "round_results",
     "rules_json",
     "score_json",
     "scoring_card_json",

@@ -66,8 +66,12 @@ export function elementBadges(seat) {
   return out;
 }
 
-/** The bet badge of a seat for the current round, or null when nothing is known yet. */
-export function betBadge(seat, phase) {
+/**
+ * The bet badge of a seat for the current round, or null when nothing is known yet. In a
+ * game that is over (or resigned) nobody is still splitting or deciding.
+ */
+export function betBadge(seat, phase, { over = false } = {}) {
+  if (over && (phase === "allocate" || (phase === "weather" && seat.good_weather === null))) return null;
   if (phase === "allocate") {
     return seat.allocated ? el("span", "badge ready", "piles ready") : el("span", "badge", "splitting…");
   }
@@ -119,10 +123,13 @@ export function seatBox(seat, board, ctx, { open = false } = {}) {
   const player = el("span", "badge player", seatPlayer(seat));
   player.title = seat.agent;
   head.append(who, player);
-  if (board.first_player === seat.seat) {
-    const first = el("span", "badge first", "1st");
-    first.title = "holds the First player card this round";
-    head.append(first);
+  const leads = leaderOf(board);
+  if (leads === seat.seat && !ctx.over) {
+    const badge = el("span", "badge first", "leads");
+    badge.title = board.phase === "play"
+      ? "leads this trick (the winner of a trick leads the next)"
+      : "the first player of this round: leads its first trick";
+    head.append(badge);
   }
   const score = el("span", "badge score", `${seat.score ? seat.score.total : 0} pts`);
   score.title = "points as it stands";
@@ -130,7 +137,7 @@ export function seatBox(seat, board, ctx, { open = false } = {}) {
   box.append(head);
 
   const info = el("div", "seat-info");
-  const bet = betBadge(seat, board.phase);
+  const bet = betBadge(seat, board.phase, { over: ctx.over });
   if (bet) info.append(bet);
   info.append(...elementBadges(seat));
   if (board.phase === "play") info.append(...voidBadges(seat));
@@ -157,6 +164,14 @@ export function seatBox(seat, board, ctx, { open = false } = {}) {
   bottom.append(wonCards(seat, board.round));
   box.append(bottom);
   return box;
+}
+
+/** The seat that leads the trick in progress (or the next one); the round's first player
+ * before the tricks begin. */
+export function leaderOf(board) {
+  if (board.phase === "play") return board.trick ? board.trick.leader : board.leader;
+  if (board.phase === "allocate" || board.phase === "weather") return board.first_player;
+  return null;
 }
 
 function openPiles(seat, board) {
@@ -368,4 +383,63 @@ export function winnerText(result, ctx) {
   }
   if (names.length === 1) return `${names[0]} ${names[0] === "You" ? "win" : "wins"} the game`;
   return `Shared win: ${names.join(", ")}`;
+}
+
+/** The bet of a seat in a finished round, in words, with its outcome. */
+function betOutcome(line) {
+  const cell = el("span", "bet-outcome");
+  if (!line.good_weather) {
+    cell.textContent = "no bet";
+    cell.classList.add("none");
+    return cell;
+  }
+  cell.append(symbol("sun", "sym"));
+  if (line.held) {
+    cell.classList.add("held");
+    cell.append(document.createTextNode("held: +7"));
+    cell.title = "bet on good weather and won no sky card: +7";
+  } else {
+    const n = line.face_down.length;
+    cell.classList.add("failed");
+    cell.append(document.createTextNode(`failed: ${n} face down`));
+    cell.title = `bet on good weather but won ${n} sky card${n === 1 ? "" : "s"}: face down, −2 each`;
+  }
+  return cell;
+}
+
+/**
+ * What a finished round did (a RoundResult, docs/web-api.md): each seat's bet and whether
+ * it held, the sky cards it won (those turned face down drawn so), the round's points and
+ * the total.
+ */
+export function roundSummaryTable(result, ctx) {
+  const table = el("table", "summary-table");
+  table.setAttribute("aria-label", `round ${result.round + 1} by seat`);
+  const head = el("tr");
+  for (const [text, cls] of [["seat", ""], ["good weather", ""], ["won this round", ""], ["round", "num"], ["total", "num"]]) {
+    head.append(el("th", cls, text));
+  }
+  const thead = el("thead");
+  thead.append(head);
+  const body = el("tbody");
+  for (const line of result.seats) {
+    const row = el("tr");
+    row.dataset.seat = line.seat;
+    const name = el("td", "who");
+    name.append(seatDot(line.seat), document.createTextNode(` ${nameOf(line.seat, ctx)}`));
+    const bet = el("td");
+    bet.append(betOutcome(line));
+    const won = el("td", "won-cards");
+    const down = new Set(line.face_down);
+    for (const card of line.won) won.append(skyCard(card, { small: true, faceDown: down.has(card) }));
+    if (!line.won.length) won.append(el("span", "none", "none"));
+    const points = el("td", `num points${line.points > 0 ? " plus" : line.points < 0 ? " minus" : ""}`,
+      `${line.points > 0 ? "+" : ""}${line.points}`.replace("-", "−"));
+    points.title = "points this round (the change of the total: candy points depend on the others' candies too)";
+    const total = el("td", "num total", line.score.total);
+    row.append(name, bet, won, points, total);
+    body.append(row);
+  }
+  table.append(thead, body);
+  return table;
 }

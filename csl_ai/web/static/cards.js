@@ -86,11 +86,14 @@ export function rainCard(text, { button = false, small = false, faceDown = false
   node.dataset.card = text;
   node.setAttribute("aria-label", cardWords(text));
   node.title = cardWords(text);
+  // Each face shows its colour letter as well as its colour (B blue, R red, G green), so
+  // a player who cannot tell the colours apart reads the card as the notation writes it.
   const top = el("span", "corner top");
-  top.append(el("span", "r", rank), symbol("drop", "pip"));
+  top.append(el("span", "r", rank), el("span", "cl", colour));
   const bottom = el("span", "corner bottom");
-  bottom.append(el("span", "r", rank), symbol("drop", "pip"));
-  const middle = el("span", "rank", rank);
+  bottom.append(el("span", "r", rank), el("span", "cl", colour));
+  const middle = el("span", "face");
+  middle.append(el("span", "rank", rank), el("span", "cl", colour));
   node.append(top, middle, bottom);
   if (colour === "B") node.append(el("span", "trump", "trump"));
   return node;

@@ -167,7 +167,8 @@ export class ReviewView {
     bar.append(label, where);
     felt.append(bar);
     const seats = el("div", "seats");
-    seats.style.gridTemplateColumns = `repeat(${board.seats.length}, minmax(0, 1fr))`;
+    seats.classList.add("open-seats");
+    seats.dataset.count = board.seats.length;
     for (const seat of board.seats) seats.append(seatBox(seat, board, ctx, { open: true }));
     felt.append(seats, skyLine(board, ctx));
     const prev = this.k > 0 ? steps[this.k - 1] : null;

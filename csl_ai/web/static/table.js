@@ -1,20 +1,54 @@
 // The live table: one game from a human seat's view. The AI seats move one decision per
-// /step call, with a short pause between them, so their cards fall one by one.
+// /step call, with a pause between them (the player's chosen pace), so their cards fall
+// one by one; the next AI decision is already asked for during the pause.
 
 import { api, downloadFrom, sleep } from "./api.js";
 import { el, rainCard, skyCard, sortCards, symbol } from "./cards.js";
 import {
-  betBadge, elementBadges, nameOf, scoreTable, seatBox, seatDot, seatName, seatPlayer, skyLine,
-  trickArea, voidBadges, winnerText,
+  betBadge, elementBadges, leaderOf, nameOf, roundSummaryTable, scoreTable, seatBox, seatDot, seatName, seatPlayer,
+  skyLine, trickArea, voidBadges, winnerText,
 } from "./board.js";
 import { scoringRules } from "./rules.js";
 
 const PARAMS = new URLSearchParams(window.location.search);
-/** Pause between two AI decisions (ms); `?delay=` overrides it (tests, impatient players). */
-const STEP_DELAY = Math.max(0, Number(PARAMS.get("delay") ?? 400) || 0);
-/** Longer pause after a trick is complete, so its winner can be seen. */
-const TRICK_PAUSE = STEP_DELAY * 3;
+/**
+ * The AI's pace: the pause after each AI decision and the longer one after a complete
+ * trick, so its winner can be seen (ms). The player picks one (remembered); `?delay=N` in
+ * the address adds a "custom" pace of N ms (N×3 after a trick) and starts with it.
+ */
+const PACES = {
+  instant: { label: "Instant", step: 0, trick: 0 },
+  quick: { label: "Quick", step: 150, trick: 800 },
+  normal: { label: "Normal", step: 400, trick: 1400 },
+  slow: { label: "Slow", step: 900, trick: 2800 },
+};
+const DELAY = PARAMS.has("delay") ? Math.max(0, Number(PARAMS.get("delay")) || 0) : null;
+if (DELAY !== null) PACES.custom = { label: `Custom (${DELAY} ms)`, step: DELAY, trick: DELAY * 3 };
+const DEFAULT_PACE = "quick";
+/** How long the end-of-round summary stays when nobody closes it (ms). */
+const SUMMARY_MS = 15000;
 const ESTIMATE_KEY = "csl.showEstimate";
+const PACE_KEY = "csl.pace";
+const TRICK_CLICK_KEY = "csl.trickClick";
+const WHY_KEY = "csl.showWhy";
+/** Earlier AI decisions the "why" panel lists. */
+const WHY_LIST = 30;
+
+function stored(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function store(key, value) {
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    // storage refused (private mode): the choice lasts this page only
+  }
+}
 
 const pct = (p) => (p === null || p === undefined ? "?" : `${Math.round(p * 100)}%`);
 
@@ -26,7 +60,13 @@ export class TableView {
     this.state = null;
     this.viewer = null;
     this.runToken = 0;
-    this.showEstimate = window.localStorage.getItem(ESTIMATE_KEY) !== "off";
+    this.showEstimate = stored(ESTIMATE_KEY) !== "off";
+    const pace = stored(PACE_KEY);
+    this.pace = DELAY !== null ? "custom" : PACES[pace] ? pace : DEFAULT_PACE;
+    this.trickClick = stored(TRICK_CLICK_KEY) === "on";
+    this.showWhy = stored(WHY_KEY) === "on";
+    this.advance = null;
+    this.summaryTimer = null;
     this.reset();
   }
 
@@ -41,11 +81,28 @@ export class TableView {
     this.fresh = null;
     this.confirmResign = false;
     this.handover = false;
+    this.waitingTrick = false;
+    this.summaryRound = null;
+    this.closeSummary(false);
+    this.lastWhy = null;
+    this.whyList = null;
+  }
+
+  /** Stop driving the AI: a drive loop still running (or waiting for a click) ends. */
+  cancel() {
+    this.runToken += 1;
+    this.waitingTrick = false;
+    if (this.advance) this.advance();
+    this.advance = null;
+  }
+
+  paceTimes() {
+    return PACES[this.pace] || PACES[DEFAULT_PACE];
   }
 
   /** Open a game by id (state given when just created), then let the AI seats move. */
   async open(gameId, state = null, seat = null) {
-    this.runToken += 1;
+    this.cancel();
     delete this.root.dataset.ready;
     if (gameId !== this.gameId) this.reset();
     this.gameId = gameId;
@@ -66,7 +123,8 @@ export class TableView {
 
   /** Stop driving the AI (leaving the view); a hidden table waits for no one. */
   close() {
-    this.runToken += 1;
+    this.cancel();
+    this.closeSummary(false);
     delete this.root.dataset.ready;
   }
 
@@ -78,6 +136,12 @@ export class TableView {
   setState(state) {
     this.state = state;
     this.viewer = state.viewer;
+    this.revealBets(state.board);
+    if (this.summaryRound !== null && this.summaryRound !== undefined) {
+      const round = this.summaryRound;
+      this.summaryRound = null;
+      if (state.status === "playing") this.openSummary(round);
+    }
     const me = this.me();
     if (state.board.phase === "allocate" && state.your_turn && me && me.hand) {
       const key = `${state.board.round}:${me.hand.join(" ")}`;
@@ -95,24 +159,40 @@ export class TableView {
 
   ctx() {
     const s = this.state;
-    return { viewer: this.viewer, seats: s.board.seats, soloHuman: s.humans.length === 1 };
+    return { viewer: this.viewer, seats: s.board.seats, soloHuman: s.humans.length === 1, over: s.status !== "playing" };
   }
 
   // --- driving the AI ----------------------------------------------------------------
-  async drive() {
+  /** One /step, as a promise that never rejects: `{res}` or `{error}`. */
+  stepRequest() {
+    return api("POST", this.path("/step")).then((res) => ({ res }), (error) => ({ error }));
+  }
+
+  /**
+   * Let the AI seats (and a human's forced cards) move until a human must choose. After
+   * each decision the page pauses at the chosen pace (longer after a complete trick, or
+   * until "Next trick" is clicked) while the next decision is already being searched.
+   * `trickDone`: the human's own card has just completed a trick.
+   */
+  async drive(trickDone = false) {
     const token = ++this.runToken;
     let conflicts = 0;
+    let pending = null;
+    if (trickDone && this.state && this.state.next === "step") {
+      pending = this.stepRequest();
+      this.thinking = true;
+      await this.pause(token, true);
+    }
     while (token === this.runToken && this.state) {
       const s = this.state;
       if (s.next === "step") {
         this.thinking = true;
         this.render();
-        let res;
-        try {
-          res = await api("POST", this.path("/step"));
-        } catch (error) {
-          if (token !== this.runToken) return;
-          this.thinking = false;
+        const { res, error } = await (pending || this.stepRequest());
+        pending = null;
+        if (token !== this.runToken) return;
+        this.thinking = false;
+        if (error) {
           if (error.status === 409 && conflicts < 20) {
             conflicts += 1;
             await sleep(300);
@@ -123,13 +203,17 @@ export class TableView {
           this.render();
           return;
         }
-        if (token !== this.runToken) return;
-        this.thinking = false;
         this.applyStep(res.step);
         this.setState(res.state);
+        const done = Boolean(res.step && res.step.trick && res.step.trick.winner !== null && !res.step.round_over);
+        if (res.state.next === "step") {
+          // The next seat searches while this move is on show.
+          pending = this.stepRequest();
+          this.thinking = true;
+        }
         this.render();
-        const trickDone = res.step && res.step.trick && res.step.trick.winner !== null;
-        await sleep(trickDone ? TRICK_PAUSE : STEP_DELAY);
+        // A trick the human leads next stays on show until they play: no pause then.
+        await this.pause(token, done && res.state.next === "step");
         continue;
       }
       if (s.next === "human" && s.waiting_for !== null && s.waiting_for !== this.viewer) {
@@ -147,6 +231,31 @@ export class TableView {
       this.render();
       return;
     }
+  }
+
+  /** The pause after a move: the pace's, or after a complete trick until "Next trick" is
+   * clicked (at once with the click, whatever the pace). */
+  async pause(token, trickDone) {
+    const times = this.paceTimes();
+    if (!trickDone) {
+      if (times.step > 0) await sleep(times.step);
+      return;
+    }
+    if (!this.trickClick && times.trick <= 0) return;
+    this.waitingTrick = true;
+    this.render();
+    const click = new Promise((resolve) => {
+      this.advance = resolve;
+    });
+    await (this.trickClick ? click : Promise.race([click, sleep(times.trick)]));
+    if (token === this.runToken) {
+      this.waitingTrick = false;
+      this.advance = null;
+    }
+  }
+
+  nextTrick() {
+    if (this.advance) this.advance();
   }
 
   async refresh(token) {
@@ -184,16 +293,76 @@ export class TableView {
         none: ["make no bet", "makes no bet"],
         secret: ["have made a secret bet", "has made a secret bet"],
       }[bet];
-      this.addLog(`${who} ${words[you ? 0 : 1]}`, step.seat);
+      const entry = this.addLog(`${who} ${words[you ? 0 : 1]}`, step.seat);
+      // Rewritten once the bets show (`revealBets`).
+      if (bet === "secret") entry.bet = { round: this.state.board.round, seat: step.seat, who };
     }
-    if (step.by === "ai" && step.estimate) this.estimate = { seat: step.seat, ...step.estimate };
+    if (step.by === "ai" && step.estimate) {
+      this.estimate = { seat: step.seat, ...step.estimate };
+      this.lastWhy = { ...step, round: this.state.board.round };
+    }
+    const finished = step.round_over ? this.state.board.round : null;
     if (step.round_over && !step.game_over) this.addLog("— the round is over; a new sky line falls —", null, true);
     if (step.game_over) this.addLog("— the game is over —", null, true);
+    if (finished !== null && !step.game_over) this.summaryRound = finished;
+    if (this.showWhy && (step.round_over || (step.kind === "weather" && step.move && step.by === "ai"))) this.loadWhy();
   }
 
   addLog(text, seat, strong = false) {
-    this.log.push({ text, seat, strong });
+    const entry = { text, seat, strong };
+    this.log.push(entry);
     if (this.log.length > 200) this.log.shift();
+    return entry;
+  }
+
+  /** Rewrite the log's "has made a secret bet" once every seat's bet is on the table. */
+  revealBets(board) {
+    for (const entry of this.log) {
+      if (!entry.bet) continue;
+      const { round, seat, who } = entry.bet;
+      let bet = null;
+      if (round === board.round && (board.phase === "play" || board.phase === "over")) {
+        bet = board.seats[seat].good_weather;
+      } else if (round < board.round && board.past_rounds[round]) {
+        bet = board.past_rounds[round].declarations[seat];
+      }
+      if (bet === null || bet === undefined) continue;
+      entry.text = `${who} ${bet ? "bet on good weather" : "made no bet"} (shown once every seat had bet)`;
+      delete entry.bet;
+    }
+  }
+
+  // --- end of a round ----------------------------------------------------------------
+  /** Show what the round just finished did: until closed, or for `SUMMARY_MS` (unless the
+   * player waits for a click after each trick). */
+  openSummary(round) {
+    const result = (this.state.board.round_results || []).find((r) => r.round === round);
+    if (!result) return;
+    this.closeSummary(false);
+    this.summary = result;
+    if (!this.trickClick) this.summaryTimer = setTimeout(() => this.closeSummary(), SUMMARY_MS);
+  }
+
+  closeSummary(draw = true) {
+    if (this.summaryTimer) clearTimeout(this.summaryTimer);
+    this.summaryTimer = null;
+    const was = this.summary;
+    this.summary = null;
+    if (draw && was && this.state) this.render();
+  }
+
+  // --- why the AI moved --------------------------------------------------------------
+  async loadWhy() {
+    if (!this.gameId) return;
+    const id = this.gameId;
+    try {
+      const data = await api("GET", this.path("/why"));
+      if (id !== this.gameId) return;
+      this.whyList = data.decisions;
+      if (this.state) this.render();
+    } catch (error) {
+      this.app.showError(error);
+    }
   }
 
   // --- human actions -------------------------------------------------------------------
@@ -201,22 +370,19 @@ export class TableView {
     if (this.busy || !this.state || !this.state.your_turn) return;
     this.busy = true;
     this.render();
+    let trickDone = false;
     try {
       const res = await api("POST", this.path("/move"), { move, seat: this.viewer });
       this.hint = null;
       this.applyStep(res.step);
       this.setState(res.state);
-      if (res.step && res.step.trick && res.step.trick.winner !== null && res.state.next === "step") {
-        this.busy = false;
-        this.render();
-        await sleep(TRICK_PAUSE);
-      }
+      trickDone = Boolean(res.step && res.step.trick && res.step.trick.winner !== null && !res.step.round_over);
     } catch (error) {
       this.app.showError(error);
     }
     this.busy = false;
     this.render();
-    this.drive();
+    this.drive(trickDone);
   }
 
   async askHint() {
@@ -237,16 +403,19 @@ export class TableView {
 
   async undo() {
     if (this.busy || this.thinking) return;
-    this.runToken += 1;
+    this.cancel();
     this.busy = true;
     this.render();
     try {
       const state = await api("POST", this.path("/undo"));
       this.hint = null;
       this.estimate = null;
+      this.lastWhy = null;
       this.alloc = null;
+      this.closeSummary(false);
       this.addLog("↶ takeback", null, true);
       this.setState(state);
+      if (this.showWhy) this.loadWhy();
     } catch (error) {
       this.app.showError(error);
     }
@@ -262,13 +431,15 @@ export class TableView {
       return;
     }
     this.confirmResign = false;
-    this.runToken += 1;
+    this.cancel();
     this.busy = true;
     this.render();
     try {
       const state = await api("POST", this.path("/resign"), { seat: this.viewer });
       this.addLog(`${nameOf(this.viewer, this.ctx())} resigned`, this.viewer, true);
+      this.closeSummary(false);
       this.setState(state);
+      if (this.showWhy) this.loadWhy();
       this.app.refreshRecords();
     } catch (error) {
       this.app.showError(error);
@@ -354,27 +525,37 @@ export class TableView {
     const ctx = this.ctx();
     const board = s.board;
     this.root.dataset.phase = board.phase;
-    const ready = s.status !== "playing" ? "over"
+    // data-ready (for scripts and tests): "summary" while the end-of-round summary is up,
+    // "human" when the viewer is to choose, "over" once the game is over or resigned.
+    let ready = s.status !== "playing" ? "over"
       : s.your_turn && !this.busy && !this.thinking && !this.handover ? "human" : "";
+    if (this.summary && s.status === "playing") ready = "summary";
     if (ready) this.root.dataset.ready = ready;
     else delete this.root.dataset.ready;
+    if (this.waitingTrick) this.root.dataset.waiting = "trick";
+    else delete this.root.dataset.waiting;
 
     const felt = el("div", "felt");
     felt.append(this.statusBar(ctx));
+    if (this.summary && s.status === "playing") felt.append(this.summaryBox(ctx));
     const seats = el("div", "seats");
     const others = board.seats.filter((seat) => seat.seat !== this.viewer);
-    seats.style.gridTemplateColumns = `repeat(${others.length}, minmax(0, ${others.length === 1 ? "560px" : "1fr"}))`;
+    seats.dataset.count = others.length;
     for (const seat of others) seats.append(seatBox(seat, board, ctx));
     felt.append(seats, skyLine(board, { ...ctx, hideWorth: this.handover }));
     const middle = el("div", "middle");
     if (board.phase === "allocate" && s.status === "playing") middle.classList.add("compact");
     const betting = board.phase === "weather" && s.your_turn && !this.handover && s.status === "playing";
-    middle.append(betting ? this.weatherArea() : trickArea(board, ctx, { fresh: this.fresh }), this.adviceBox(ctx));
+    const trick = betting ? this.weatherArea() : trickArea(board, ctx, { fresh: this.fresh });
+    if (this.waitingTrick && !betting) trick.append(this.nextTrickButton());
+    middle.append(trick, this.adviceBox(ctx));
     felt.append(middle, this.youArea(ctx));
 
     const side = el("aside", "side");
     side.setAttribute("aria-label", "game panel");
-    side.append(this.controlsPanel(), this.scoresPanel(ctx), this.rulesPanel(), this.logPanel());
+    side.append(this.controlsPanel());
+    if (this.showWhy) side.append(this.whyPanel(ctx));
+    side.append(this.scoresPanel(ctx), this.rulesPanel(), this.logPanel());
     this.root.replaceChildren(felt, side);
     this.fresh = null;
     if (focusKey) {
@@ -394,7 +575,8 @@ export class TableView {
     if (s.status === "over") {
       text.textContent = winnerText(s.result, ctx);
     } else if (s.status === "resigned") {
-      text.textContent = `${nameOf(s.resigned_by, ctx)} resigned: the game is over`;
+      const who = nameOf(s.resigned_by, ctx);
+      text.textContent = `${who} resigned in round ${board.round + 1}: the game is over`;
     } else if (this.hinting) {
       text.textContent = "The engine is thinking about your move…";
       thinking.classList.add("on");
@@ -426,6 +608,8 @@ export class TableView {
       const tricks = board.tricks.filter((t) => t.winner !== null).length;
       round.textContent = `Round ${board.round + 1} of ${s.rules.rounds}`
         + (board.phase === "play" ? ` · trick ${Math.min(tricks + 1, board.line.length)} of ${board.line.length}` : ` · ${board.phase === "allocate" ? "splitting" : "betting"}`);
+    } else if (s.status === "resigned") {
+      round.textContent = `Round ${board.round + 1} of ${s.rules.rounds} · resigned`;
     } else {
       round.textContent = `${s.rules.rounds} rounds played`;
     }
@@ -438,6 +622,93 @@ export class TableView {
       bar.append(warn);
     }
     return bar;
+  }
+
+  /** The end-of-round summary, above the next round's table. */
+  summaryBox(ctx) {
+    const result = this.summary;
+    const box = el("section", "round-summary");
+    box.id = "round-summary";
+    box.setAttribute("aria-label", `end of round ${result.round + 1}`);
+    const head = el("div", "summary-head");
+    head.append(el("h2", "", `Round ${result.round + 1} of ${this.state.rules.rounds} is over`));
+    box.append(head, roundSummaryTable(result, ctx));
+    const notes = [];
+    for (const line of result.seats) {
+      if (!line.good_weather) continue;
+      const who = nameOf(line.seat, ctx);
+      if (line.held) notes.push(`${who} bet on good weather and won no sky card: +7.`);
+      else {
+        const n = line.face_down.length;
+        notes.push(`${who} bet on good weather but won ${n} sky card${n === 1 ? "" : "s"}: `
+          + `${n === 1 ? "it turns" : "they turn"} face down (−2 each).`);
+      }
+    }
+    if (!notes.length) notes.push("Nobody bet on good weather.");
+    box.append(el("p", "summary-notes", notes.join(" ")));
+    const actions = el("div", "actions");
+    const close = el("button", "primary", result.round + 1 < this.state.rules.rounds ? "Next round" : "Close");
+    close.type = "button";
+    close.id = "summary-close";
+    close.dataset.focus = "summary-close";
+    close.addEventListener("click", () => this.closeSummary());
+    actions.append(close, el("span", "note", this.trickClick ? "" : `(closes by itself after ${SUMMARY_MS / 1000} s)`));
+    box.append(actions);
+    requestAnimationFrame(() => {
+      if (document.activeElement === document.body || !document.activeElement) close.focus({ preventScroll: true });
+    });
+    return box;
+  }
+
+  nextTrickButton() {
+    const button = el("button", "next-trick primary", "Next trick");
+    button.type = "button";
+    button.id = "next-trick";
+    button.dataset.focus = "next-trick";
+    button.title = this.trickClick ? "the table waits for this click after each trick" : "go on now";
+    button.addEventListener("click", () => this.nextTrick());
+    return button;
+  }
+
+  /** Why the AI moved: its last decision's top candidates (win chance, points, visits),
+   * and its earlier decisions' once their candidates are public. */
+  whyPanel(ctx) {
+    const panel = el("section", "panel why-panel");
+    panel.id = "why-panel";
+    panel.setAttribute("aria-label", "why the AI moved");
+    panel.append(el("h2", "", "Why the AI moved"));
+    const latest = el("div", "why-latest");
+    const w = this.lastWhy;
+    if (!w) {
+      latest.append(el("p", "hint-text", "After an AI seat's move: the moves it weighed, with its search's win chance, points and visits."));
+    } else {
+      const e = w.estimate;
+      latest.append(el("div", "why-move", `${nameOf(w.seat, ctx)} ${whyVerb(w)}`));
+      latest.append(el("div", "why-stats",
+        `${pct(e.win_probability)} to win · ${e.expected_points.toFixed(1)} points expected · `
+        + `${(e.visits ?? 0).toLocaleString("en")} of ${e.iterations.toLocaleString("en")} visits · ${seconds(e.elapsed_s)}`));
+      if (w.candidates) latest.append(candidateTable(w.candidates, w.text));
+      else latest.append(el("p", "hint-text", hiddenWhy(w)));
+    }
+    panel.append(latest);
+    const earlier = (this.whyList || []).filter((d) => d.candidates && d.candidates.length);
+    if (earlier.length) {
+      panel.append(el("h3", "", "Earlier decisions"));
+      const list = el("div", "why-list");
+      for (const d of earlier.slice(-WHY_LIST).reverse()) {
+        const item = el("details", "why-item");
+        const summary = el("summary");
+        summary.append(seatDot(d.seat), document.createTextNode(
+          ` ${d.label} · ${nameOf(d.seat, ctx)}: ${moveName(d.kind, d.text)} · ${pct(d.win_probability)}`,
+        ));
+        item.append(summary, candidateTable(d.candidates, d.text));
+        list.append(item);
+      }
+      panel.append(list);
+    } else if (this.whyList && this.lastWhy) {
+      panel.append(el("p", "hint-text", "The candidates of the AI's cards and piles show here once their round is over: before that they are cards of its hidden hand."));
+    }
+    return panel;
   }
 
   adviceBox(ctx) {
@@ -499,6 +770,11 @@ export class TableView {
     }
     head.append(title);
     if (s.status === "playing") {
+      if (leaderOf(board) === this.viewer) {
+        const leads = el("span", "badge first", "leads");
+        leads.title = board.phase === "play" ? "you lead this trick" : "the first player of this round: you lead its first trick";
+        head.append(leads);
+      }
       const bet = betBadge(me, board.phase);
       if (bet) head.append(bet);
     }
@@ -755,6 +1031,13 @@ export class TableView {
       panel.append(scoreTable(s.board.seats, ctx, { result: s.result, labels: true }));
       box.append(panel);
     }
+    const results = s.board.round_results || [];
+    const last = results[results.length - 1];
+    if (last && s.status === "over") {
+      const panel = el("div", "panel round-summary last-round");
+      panel.append(el("h2", "", `Round ${last.round + 1}`), roundSummaryTable(last, ctx));
+      box.append(panel);
+    }
     const actions = el("div", "actions");
     const link = el("a", "button-link", "Download the record");
     link.href = `/api/games/${encodeURIComponent(this.gameId)}/record`;
@@ -830,12 +1113,65 @@ export class TableView {
     box.checked = this.showEstimate;
     box.addEventListener("change", () => {
       this.showEstimate = box.checked;
-      window.localStorage.setItem(ESTIMATE_KEY, box.checked ? "on" : "off");
+      store(ESTIMATE_KEY, box.checked ? "on" : "off");
       this.render();
     });
     toggle.append(box, document.createTextNode("Show the AI's win estimate"));
-    panel.append(toggle);
+    panel.append(toggle, this.paceControls());
+    const whyToggle = el("label", "toggle");
+    const why = el("input");
+    why.type = "checkbox";
+    why.id = "why-toggle";
+    why.dataset.focus = "why-toggle";
+    why.checked = this.showWhy;
+    why.addEventListener("change", () => {
+      this.showWhy = why.checked;
+      store(WHY_KEY, why.checked ? "on" : "off");
+      if (this.showWhy) this.loadWhy();
+      this.render();
+    });
+    whyToggle.append(why, document.createTextNode("Show why the AI moved (its candidates)"));
+    panel.append(whyToggle);
     return panel;
+  }
+
+  /** The AI's pace (remembered), and whether to wait for a click after each trick. */
+  paceControls() {
+    const box = el("div", "pace-row");
+    const label = el("label", "field pace-field");
+    label.append(el("span", "", "AI pace"));
+    const select = el("select");
+    select.id = "pace-select";
+    select.dataset.focus = "pace";
+    select.setAttribute("aria-label", "AI pace");
+    for (const [name, pace] of Object.entries(PACES)) {
+      const option = el("option", "", pace.label);
+      option.value = name;
+      select.append(option);
+    }
+    select.value = this.pace;
+    select.title = "the pause after each AI move, and after each trick";
+    select.addEventListener("change", () => {
+      this.pace = select.value;
+      if (select.value !== "custom") store(PACE_KEY, select.value);
+      this.render();
+    });
+    label.append(select);
+    const click = el("label", "toggle");
+    const box2 = el("input");
+    box2.type = "checkbox";
+    box2.id = "trick-click";
+    box2.dataset.focus = "trick-click";
+    box2.checked = this.trickClick;
+    box2.addEventListener("change", () => {
+      this.trickClick = box2.checked;
+      store(TRICK_CLICK_KEY, box2.checked ? "on" : "off");
+      if (!this.trickClick && this.advance) this.advance();
+      this.render();
+    });
+    click.append(box2, document.createTextNode("Wait for my click after each trick"));
+    box.append(label, click);
+    return box;
   }
 
   scoresPanel(ctx) {
@@ -889,4 +1225,53 @@ function phaseVerb(phase) {
   if (phase === "allocate") return "splitting its hand…";
   if (phase === "weather") return "deciding its bet…";
   return "thinking…";
+}
+
+/** A search's time: "4 ms", "1.25 s". */
+function seconds(s) {
+  return s < 0.1 ? `${Math.max(1, Math.round(s * 1000))} ms` : `${s.toFixed(2)} s`;
+}
+
+/** What an AI decision did, in words: "played R5", "split its hand", "made no bet". */
+function whyVerb(step) {
+  if (step.kind === "play") return `played ${step.text}`;
+  if (step.kind === "allocate") return step.text ? `split its hand: ${step.text}` : "split its hand (its piles are secret)";
+  if (!step.move) return "made a secret bet";
+  return step.move.good_weather ? "bet on good weather" : "made no bet";
+}
+
+/** Why a decision's candidates are not listed yet. */
+function hiddenWhy(step) {
+  if (step.kind === "weather") return "The bets are secret until every seat has bet: its candidates show then.";
+  if (step.kind === "allocate") return "Its other splits would show its hand: they show here when the round is over.";
+  return "Its other candidates are cards it still holds: they show here when the round is over.";
+}
+
+/** A move's text for people: weather bets in words. */
+function moveName(kind, text) {
+  if (kind === "weather") return text === "yes" ? "good weather" : text === "no" ? "no bet" : text;
+  return text;
+}
+
+/** The candidates of a decision: move, win chance, expected points, visits; the one chosen marked. */
+function candidateTable(candidates, chosen) {
+  const table = el("table", "cands");
+  const head = el("tr");
+  for (const [text, cls] of [["move", ""], ["win", "num"], ["points", "num"], ["visits", "num"]]) head.append(el("th", cls, text));
+  const thead = el("thead");
+  thead.append(head);
+  const body = el("tbody");
+  for (const c of candidates) {
+    const row = el("tr");
+    if (chosen !== null && chosen !== undefined && c.text === chosen) row.classList.add("chosen");
+    const kind = c.move.type === "weather" ? "weather" : c.move.type;
+    const move = el("td", "move", moveName(kind, c.text));
+    move.title = c.text;
+    const win = el("td", "num", pct(c.win_probability));
+    if (c.ci95) win.title = `95% interval ${pct(c.ci95[0])}–${pct(c.ci95[1])}`;
+    row.append(move, win, el("td", "num", c.expected_points.toFixed(1)), el("td", "num", c.visits.toLocaleString("en")));
+    body.append(row);
+  }
+  table.append(thead, body);
+  return table;
 }

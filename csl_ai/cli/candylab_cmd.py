@@ -1,0 +1,477 @@
+"""The Candy Lab faces of `csl play`, `csl replay` and `csl best-move` (``--game candy-lab``).
+
+The commands in ``csl_ai.cli.app`` take a ``--game`` option (`GameName`) and hand a Candy
+Lab run to the functions here:
+
+- `play_command`: a game in the terminal, people at some seats (``--humans``) and the AI
+  (``--ai SPEC``: random, heuristic, ismcts[:fast|normal|strong|iters=N|ms=N]) at the
+  others. At a prompt a person types a move's number in the list shown, or its text
+  (``play #17 BOP @4``, ``draw down``, ...); ``board`` shows the table again, ``?`` or
+  ``help`` the input forms, ``quit`` stops. A refused input is one line and the prompt
+  comes back. The record (``candylab-record``) is saved when the game ends, and also
+  when it is cut short (quit, end of input, Ctrl-C);
+- `replay_command`: re-check a record move by move and show it;
+- `best_move_command`: search the decision at the end of an unfinished record.
+
+Everything heavy (the rules, the search) is imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from rich.console import Console
+
+from csl_ai.cli.common import (
+    EXIT_FAILURE,
+    CliInputError,
+    interrupt_exit_code,
+    interrupt_text,
+)
+from csl_ai.errors import CslError, path_label, short_repr
+
+if TYPE_CHECKING:
+    from csl_ai.candylab import Game, Observation
+    from csl_ai.candylab.agents import Agent
+    from csl_ai.candylab.search import SearchResult
+
+
+class GameName(str, Enum):
+    """The games the commands play."""
+
+    CSL = "csl"
+    CANDY_LAB = "candy-lab"
+
+
+GAME_HELP: Final = "The game: csl (Candy Spiders Leopards) or candy-lab (Candy Lab)."
+HUMAN: Final = "human"
+INPUT_HELP: Final = (
+    "Type a move's number from the list, or its text as listed (play #ID [COLOURS] @POS, "
+    "give_back #BAR left|right, stop, draw down|up0|up1|up2, effect #BAR -> ...); "
+    "'board' shows the table, 'quit' stops (the record is saved)."
+)
+
+
+class _Quit(Exception):
+    pass
+
+
+def refuse_options(game: str, given: dict[str, bool]) -> None:
+    """CliInputError naming the first option given that the game does not take."""
+    for option, is_given in given.items():
+        if is_given:
+            raise CliInputError(f"{option}: not an option of {game}")
+
+
+def parse_humans(text: str, players: int) -> list[int]:
+    """The seats people play: ``none`` or seats separated by commas."""
+    if text.strip().lower() == "none":
+        return []
+    seats: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or not 0 <= int(part) < players:
+            raise CliInputError(
+                f"--humans: seats are 0..{players - 1} separated by commas, or none; "
+                f"got {short_repr(text)}"
+            )
+        if int(part) not in seats:
+            seats.append(int(part))
+    return sorted(seats)
+
+
+def check_players(players: int) -> None:
+    if not 2 <= players <= 4:
+        raise CliInputError(f"--players: Candy Lab is for 2 to 4 players, got {players}")
+
+
+# --- showing the table ----------------------------------------------------------------
+def board_lines(obs: Observation, names: list[str]) -> list[str]:
+    """The table as obs's seat sees it, a few plain lines."""
+    from csl_ai.candylab.state import PHASE_NAMES, bits
+
+    cat = obs.rules.catalogue
+    n = obs.players
+    lines = [
+        f"Turn {obs.turn + 1}: {names[obs.current] if obs.current >= 0 else 'nobody'} "
+        f"to play ({PHASE_NAMES[obs.phase]}).",
+        "Belt: "
+        + (", ".join(f"@{i} {cat.bar_text(b)}" for i, b in enumerate(obs.belt)) or "empty"),
+        "Face up: "
+        + ", ".join(
+            f"up{i} {cat.order_text(c)}" if c >= 0 else f"up{i} -"
+            for i, c in enumerate(obs.face_up)
+        )
+        + f"; face-down pile {obs.pile_size}, box {obs.box_size}.",
+    ]
+    for p in range(n):
+        bars = " ".join(cat.bar_text(b) for b in bits(obs.bars[p])) or "-"
+        stack = " ".join(cat.order_text(c) for c in obs.stacks[p]) or "-"
+        gold = ", Golden Sugar" if obs.golden == p else ""
+        lines.append(
+            f"{names[p]}: {obs.scores[p]} points{gold}; {obs.hand_sizes[p]} cards in hand; "
+            f"bars {bars}; played {stack}"
+        )
+    if n == 2:
+        lines.append(f"Third hand: {obs.third_hand_size} cards.")
+    hand = " ".join(f"#{c} {cat.order_text(c)}" for c in bits(obs.hand)) or "empty"
+    lines.append(f"Your hand: {hand}")
+    if obs.pending:
+        lines.append(
+            "Effects to apply: " + " ".join(f"#{b} {cat.bar_text(b)}" for b in bits(obs.pending))
+        )
+    if obs.draws_left:
+        lines.append(f"Cards still to draw: {obs.draws_left}")
+    return lines
+
+
+def seat_names(players: int, specs: list[str]) -> list[str]:
+    return [
+        f"seat {p} (you)" if specs[p] == HUMAN else f"seat {p} ({specs[p]})" for p in range(players)
+    ]
+
+
+# --- play -----------------------------------------------------------------------------
+def choose_move(text: str, game: Game) -> int:
+    """The move a person's answer names: a number in the list, or a move's text; a
+    CslError (one line) for anything else."""
+    from csl_ai.candylab.notation import parse_move
+    from csl_ai.errors import IllegalMoveError
+
+    moves = game.legal_moves()
+    answer = text.strip()
+    if answer.isdigit():
+        k = int(answer)
+        if not 1 <= k <= len(moves):
+            raise CliInputError(f"no move {k}: choose 1..{len(moves)}")
+        return moves[k - 1]
+    move = parse_move(answer, game.rules.catalogue)
+    from csl_ai.candylab.core import is_legal
+
+    if not is_legal(game.state, move):
+        raise IllegalMoveError(f"{game.move_text(move)!r} is not a legal move now")
+    return move
+
+
+def play_command(
+    *,
+    players: int,
+    humans: str,
+    ai: str,
+    seed: int | None,
+    record: str | None,
+    first_seat: int,
+    console: Console,
+) -> int:
+    """`csl play --game candy-lab`: play to the end, save the record; the exit code."""
+    from csl_ai.candylab import CandyLabRules, Game
+    from csl_ai.candylab.players import make_agent, parse_spec
+    from csl_ai.cli.play import check_not_taken, check_writable, console_ask
+    from csl_ai.seeds import MAX_SEED, fresh_seed, labelled_seed
+
+    check_players(players)
+    if not 0 <= first_seat < players:
+        raise CliInputError(f"--first-seat: must be a seat 0..{players - 1}, got {first_seat}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise CliInputError(f"--seed: must be 0..{MAX_SEED}, got {seed}")
+    human_seats = parse_humans(humans, players)
+    parse_spec(ai)
+    path: Path | None = None
+    if record is not None:
+        path = Path(record)
+        check_writable(path)
+        check_not_taken(path, None)
+    secret = seed is None
+    game_seed = fresh_seed() if seed is None else seed
+    rules = CandyLabRules(players=players, first_seat=first_seat)
+    specs = [HUMAN if p in human_seats else ai.strip() for p in range(players)]
+    agents: list[Agent | None] = [
+        None if specs[p] == HUMAN else make_agent(ai, labelled_seed(game_seed, f"agent{p}"))
+        for p in range(players)
+    ]
+    names = seat_names(players, specs)
+    game = Game(rules, seed=game_seed)
+    ask = console_ask(console)
+    _say(
+        console,
+        f"Candy Lab, {players} players (catalogue {rules.catalogue.name!r}); "
+        + ", ".join(names)
+        + ("." if secret else f"; seed {game_seed}."),
+    )
+    status, code = "over", 0
+    try:
+        shown_turn = -1
+        while not game.is_over:
+            seat = game.current
+            agent = agents[seat]
+            if agent is None:
+                obs = game.observation(seat)
+                if obs.turn != shown_turn or len(human_seats) > 1:
+                    _print_lines(console, board_lines(obs, names))
+                    shown_turn = obs.turn
+                game.play(_human_move(game, seat, names, ask, console))
+            else:
+                move = agent.act(game.observation(seat))
+                text = game.move_text(move)
+                game.play(move)
+                _say(console, f"{names[seat]}: {text}")
+    except _Quit:
+        status = "quit"
+    except EOFError:
+        status, code = "input ended", EXIT_FAILURE
+        _say(console, "Input ended before the game did.")
+    except KeyboardInterrupt as e:
+        status, code = interrupt_text(e), interrupt_exit_code(e)
+        _say(console, f"{status[0].upper()}{status[1:]}.")
+    if game.is_over:
+        _say(console, game.summary())
+        if secret:
+            _say(console, f"This deal again: --seed {game_seed}")
+    else:
+        _say(console, f"Game {status} at turn {game.state.turn + 1}.")
+    _save(game, specs, path, console, status)
+    return code
+
+
+def _save(game: Game, specs: list[str], path: Path | None, console: Console, status: str) -> None:
+    """Save the game's record at path, or at a new name in the records folder."""
+    from csl_ai.candylab.records import game_to_record, new_record_path, save_record
+    from csl_ai.records import records_folder
+
+    meta = None if game.is_over else {"status": status}
+    record = game_to_record(game, agents=specs, meta=meta)
+    target = path if path is not None else new_record_path(records_folder())
+    save_record(record, target)
+    _say(console, f"Record saved to {path_label(target)}.")
+
+
+def _say(console: Console, text: str) -> None:
+    """Print text as it is (no markup, no emoji codes: bars read ``O2:none``)."""
+    console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _print_lines(console: Console, lines: list[str]) -> None:
+    for line in lines:
+        _say(console, line)
+
+
+def _human_move(game: Game, seat: int, names: list[str], ask: Any, console: Console) -> int:
+    moves = game.legal_moves()
+    _say(console, f"{names[seat]}, your moves:")
+    for i, m in enumerate(moves, 1):
+        _say(console, f"  {i:>2}. {game.move_text(m)}")
+    while True:
+        answer = ask(f"{names[seat]}> ").strip()
+        low = answer.lower()
+        if not answer:
+            continue
+        if low in ("quit", "exit"):
+            raise _Quit
+        if low in ("?", "help"):
+            _say(console, INPUT_HELP)
+            continue
+        if low == "board":
+            _print_lines(console, board_lines(game.observation(seat), names))
+            continue
+        if low in ("moves", "list"):
+            for i, m in enumerate(moves, 1):
+                _say(console, f"  {i:>2}. {game.move_text(m)}")
+            continue
+        try:
+            return choose_move(answer, game)
+        except CslError as e:
+            _say(console, f"Refused: {e}")
+
+
+# --- replay ---------------------------------------------------------------------------
+def replay_command(path: str, console: Console, summary: bool) -> None:
+    """`csl replay --game candy-lab RECORD`: check every move and figure, then show it."""
+    from csl_ai.candylab import Game
+    from csl_ai.candylab.records import load_record, replay_record
+
+    record = load_record(path)
+    checked = replay_record(record)
+    rules = checked.rules
+    _say(
+        console,
+        f"Record {path_label(path)}: Candy Lab, {rules.players} players, catalogue "
+        f"{rules.catalogue.name!r}, seed {checked.seed}, {len(checked.moves)} moves; every "
+        "move and score checks out.",
+    )
+    agents = record.get("agents")
+    if agents:
+        _say(console, "Seats: " + ", ".join(f"seat {p} {a}" for p, a in enumerate(agents)))
+    if not summary:
+        game = Game(rules, seed=checked.seed)
+        for move in checked.moves:
+            seat, turn = game.current, game.state.turn
+            text = game.move_text(move)
+            game.play(move)
+            _say(console, f"turn {turn + 1:>2}  seat {seat}: {text}")
+    _say(console, checked.summary())
+
+
+# --- best move ------------------------------------------------------------------------
+def best_move_command(
+    position: str,
+    *,
+    level: str | None,
+    iterations: int | None,
+    time_ms: float | None,
+    seed: int | None,
+    top: int,
+    as_json: bool,
+    console: Console,
+) -> None:
+    """`csl best-move --game candy-lab RECORD`: rank the moves of the seat to play at the
+    end of an unfinished record, from that seat's view only."""
+    import typer
+
+    from csl_ai.candylab.players import DEFAULT_LEVEL, LEVELS
+    from csl_ai.candylab.records import load_record, replay_record
+    from csl_ai.candylab.search import SearchLimit, search
+
+    if level is not None and level not in LEVELS:
+        raise CliInputError(
+            f"--level: unknown level {short_repr(level)} (expected {', '.join(LEVELS)})"
+        )
+    if level is not None and (iterations is not None or time_ms is not None):
+        raise CliInputError("--level and --iterations/--time-ms: give one budget")
+    if iterations is None and time_ms is None:
+        level = level or DEFAULT_LEVEL
+        iterations = LEVELS[level]
+    game = replay_record(load_record(position))
+    if game.is_over:
+        raise CliInputError(f"position {path_label(position)}: the game is over; no move to make")
+    seat = game.current
+    obs = game.observation(seat)
+    result = search(obs, SearchLimit(iterations=iterations, time_ms=time_ms, seed=seed))
+    if as_json:
+        typer.echo(json.dumps({"level": level, **result.to_json(game.move_text)}, indent=2))
+        return
+    _print_search(console, game, result, top, level)
+
+
+def _print_search(
+    console: Console, game: Game, result: SearchResult, top: int, level: str | None
+) -> None:
+    from csl_ai.candylab.state import PHASE_NAMES
+
+    budget = f"level {level}" if level else "budget"
+    _say(
+        console,
+        f"Seat {result.seat}, {PHASE_NAMES[game.state.phase]}: {budget}, "
+        f"{result.iterations:,} iterations, {result.elapsed_s:.2f} s.",
+    )
+    names = [f"seat {p}" for p in range(game.players)]
+    _print_lines(console, board_lines(game.observation(result.seat), names))
+    _say(console, f"Best move: {game.move_text(result.best_move)}")
+    for m in result.moves[:top]:
+        lo, hi = m.ci95
+        interval = f"{max(lo, 0):.0%}..{min(hi, 1):.0%}" if m.visits > 1 else "-"
+        _say(
+            console,
+            f"  {game.move_text(m.move):40s} visits {m.visits:>6,}  "
+            f"win {m.win_chance:5.1%}  share {m.mean_return:5.1%} ({interval})",
+        )
+    if len(result.moves) > top:
+        _say(console, f"... {len(result.moves) - top} more (--top N to list more)")
+
+
+# --- tournament -----------------------------------------------------------------------
+def tournament_command(
+    *,
+    agents: str | None,
+    players: int | None,
+    games: int | None,
+    out: str | None,
+    seed: int | None,
+    workers: int | None,
+    quiet: bool,
+    console: Console,
+) -> None:
+    """`csl tournament --game candy-lab`: agents on duplicate deals (`duplicate.run`, in
+    this process or on worker processes; not the CSL Ray harness), the standings with
+    95% intervals; with --out, DIR/games.jsonl (one record a line) and DIR/summary.json."""
+    from csl_ai.candylab import CandyLabRules
+    from csl_ai.candylab.duplicate import run, schedule, standings
+    from csl_ai.candylab.players import parse_spec
+    from csl_ai.candylab.records import record_to_json
+    from csl_ai.cli.tournament_cmd import split_agent_specs
+    from csl_ai.files import write_file_atomic
+    from csl_ai.seeds import fresh_seed
+
+    if agents is None:
+        raise CliInputError("--agents: missing, e.g. --agents ismcts:normal,heuristic")
+    specs = list(split_agent_specs(agents))
+    for spec in specs:
+        parse_spec(spec)
+    n = players if players is not None else 4
+    check_players(n)
+    if len(specs) > n:
+        raise CliInputError(f"--agents: at most {n} agents for {n} players, got {len(specs)}")
+    count = games if games is not None else 100
+    if not 1 <= count <= 1_000_000:
+        raise CliInputError(f"--games: must be 1..1000000, got {count}")
+    jobs = len(schedule(specs, n, count))
+    if workers is not None and not 0 <= workers <= 256:
+        raise CliInputError(f"--workers: must be 0..256, got {workers}")
+    folder: Path | None = None
+    if out is not None:
+        folder = Path(out)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise CliInputError(f"--out: {path_label(folder)} exists and is not an empty folder")
+    run_seed = seed if seed is not None else fresh_seed(31)
+    rules = CandyLabRules(players=n)
+    _say(
+        console,
+        f"Candy Lab tournament: {', '.join(specs)}; {n} players, {jobs} games on "
+        f"{jobs // n} duplicate deals, seed {run_seed}.",
+    )
+
+    def progress(outcome: Any, done: int, total: int) -> None:
+        if not quiet and (done % max(1, total // 10) == 0 or done == total):
+            _say(console, f"  {done}/{total} games")
+
+    outcomes = run(specs, rules, count, run_seed, workers or 1, progress)
+    table = standings(specs, outcomes)
+    for st in table:
+        lo, hi = st.ci95
+        _say(
+            console,
+            f"{st.agent:32s} win share {st.win_share:6.1%}  95% [{lo:.1%}, {hi:.1%}]  "
+            f"({st.games} seats; fair {st.fair_share:.0%})",
+        )
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = "".join(json.dumps(o.record, separators=(",", ":")) + "\n" for o in outcomes)
+        write_file_atomic(folder / "games.jsonl", lines, f"--out {path_label(folder)}/games.jsonl")
+        summary = {
+            "game": "candy-lab",
+            "agents": specs,
+            "players": n,
+            "games": len(outcomes),
+            "seed": run_seed,
+            "standings": [st.to_json() for st in table],
+        }
+        write_file_atomic(
+            folder / "summary.json",
+            record_to_json(summary),
+            f"--out {path_label(folder)}/summary.json",
+        )
+        _say(console, f"Results in {path_label(folder)}: games.jsonl, summary.json")
+
+
+__all__ = [
+    "GAME_HELP",
+    "GameName",
+    "best_move_command",
+    "parse_humans",
+    "play_command",
+    "refuse_options",
+    "replay_command",
+    "tournament_command",
+]

@@ -1,0 +1,334 @@
+"""Candy Lab records (``candylab-record``) and its commands: `csl play --game candy-lab`,
+`csl replay --game candy-lab`, `csl best-move --game candy-lab`, through typer's CliRunner.
+
+A record round-trips (saved, loaded, replayed to the same game); a broken or tampered
+record fails with one line naming the field; a person's typed moves are checked with
+one-line refusals and the game goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from csl_ai.candylab import CandyLabRules, Game
+from csl_ai.candylab.agents import HeuristicAgent, RandomAgent, play_game
+from csl_ai.candylab.catalogue import catalogue_from_arg
+from csl_ai.candylab.notation import parse_move
+from csl_ai.candylab.moves import move_text
+from csl_ai.candylab.records import (
+    RECORD_FORMAT,
+    game_to_record,
+    load_record,
+    record_to_json,
+    replay_record,
+    save_record,
+)
+from csl_ai.cli import app
+from csl_ai.errors import InvalidRecordError, NotationError
+
+runner = CliRunner()
+
+
+def invoke(args: list[str], stdin: str | None = None) -> Result:
+    return runner.invoke(app, args, input=stdin)
+
+
+def assert_ok(result: Result) -> None:
+    assert result.exit_code == 0, (
+        f"exit {result.exit_code}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    )
+
+
+def assert_one_line_error(result: Result, *fragments: str, code: int = 2) -> str:
+    assert result.exit_code == code, (
+        f"exit {result.exit_code}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    )
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("csl: error: "), lines[0]
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def finished_game(players: int = 3, seed: int = 4, catalogue: str = "default") -> Game:
+    rules = CandyLabRules(players=players, catalogue=catalogue_from_arg(catalogue))
+    agents = [HeuristicAgent() if p % 2 else RandomAgent(seed + p) for p in range(players)]
+    return play_game(rules, agents, seed=seed)
+
+
+# --- notation and records ----------------------------------------------------------------
+def test_move_text_reads_back() -> None:
+    cat = CandyLabRules().catalogue
+    for players in (2, 4):
+        game = Game(CandyLabRules(players=players), seed=1)
+        agent = RandomAgent(1)
+        while not game.is_over:
+            for m in game.legal_moves():
+                assert parse_move(move_text(m, cat), cat) == m
+            game.play(agent.act(game.observation(game.current)))
+    assert parse_move("play #0 @3", cat) == parse_move(f"play #0 {cat.order_text(0)} @3", cat)
+    for bad, message in [
+        ("jump", "not a move"),
+        ("play #99 @0", "no order card #99"),
+        ("play #0 OO @0", "shows"),
+        ("give_back #0 P3:none left", "is B1"),
+        ("draw up3", "not a move"),
+    ]:
+        with pytest.raises(NotationError, match=message):
+            parse_move(bad, cat)
+
+
+@pytest.mark.parametrize("players, catalogue", [(2, "default"), (3, "wild"), (4, "default")])
+def test_record_round_trip(tmp_path: Path, players: int, catalogue: str) -> None:
+    game = finished_game(players, seed=players, catalogue=catalogue)
+    record = game_to_record(game, agents=["random"] * players)
+    assert record["format"] == RECORD_FORMAT and record["version"] == 1
+    assert record["rules"]["catalogue"]["name"] == catalogue
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    loaded = load_record(path)
+    assert loaded == json.loads(record_to_json(record))
+    again = replay_record(loaded)
+    assert again.moves == game.moves
+    assert again.state.key() == game.state.key()
+    assert loaded["result"] == {
+        "scores": game.scores(),
+        "winners": game.winners(),
+        "end": game.end_name,
+    }
+
+
+def test_an_unfinished_game_records_and_replays() -> None:
+    game = Game(CandyLabRules(players=2), seed=8)
+    agent = RandomAgent(8)
+    for _ in range(15):
+        game.play(agent.act(game.observation(game.current)))
+    record = game_to_record(game)
+    assert record["result"] is None
+    again = replay_record(record)
+    assert again.state.key() == game.state.key()
+
+
+def _tampered(record: dict, change) -> dict:
+    data = json.loads(json.dumps(record))
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize(
+    "change, fragment",
+    [
+        (lambda r: r.__setitem__("format", "csl-record"), "format: must be 'candylab-record'"),
+        (lambda r: r.__setitem__("version", 2), "version"),
+        (lambda r: r["result"]["scores"].__setitem__(1, r["result"]["scores"][1] + 1),
+         "result.scores[1]: recorded"),
+        (lambda r: r["result"].__setitem__("winners", [0, 1]), "result.winners"),
+        (lambda r: r["result"].__setitem__("end", "last card" if r["result"]["end"] == "last bar"
+                                           else "last bar"), "result.end"),
+        (lambda r: r["moves"].pop(), "result: recorded, but the game goes on"),
+        (lambda r: r["moves"].append("stop"), "the game was over"),
+        (lambda r: r["moves"].__setitem__(0, "stop"), "moves[0]:"),
+        (lambda r: r["moves"].__setitem__(3, "fly away"), "moves[3]: 'fly away': not a move"),
+        (lambda r: r.__setitem__("seed", r["seed"] + 1), "moves["),
+        (lambda r: r.__setitem__("seed", "x"), "seed: must be an integer"),
+        (lambda r: r["rules"].__setitem__("players", 7), "rules.players"),
+        (lambda r: r.__setitem__("extra", 1), "unknown field"),
+        (lambda r: r.pop("moves"), "moves: missing"),
+        (lambda r: r.__setitem__("result", None), "result: missing, but the game is over"),
+    ],
+)
+def test_a_tampered_record_fails_with_one_line(change, fragment: str) -> None:
+    record = game_to_record(finished_game(3, seed=12))
+    with pytest.raises(InvalidRecordError) as info:
+        replay_record(_tampered(record, change))
+    message = str(info.value)
+    assert fragment in message and "\n" not in message
+
+
+# --- the commands ---------------------------------------------------------------------
+def test_play_watch_ai_game_writes_a_record_replay_checks(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    result = invoke(
+        ["play", "--game", "candy-lab", "--players", "3", "--humans", "none",
+         "--ai", "heuristic", "--seed", "5", "--record", str(path)]
+    )
+    assert_ok(result)
+    assert "won by seat" in result.stdout and "Record saved" in result.stdout
+    record = load_record(path)
+    assert record["agents"] == ["heuristic"] * 3 and record["seed"] == 5
+    game = replay_record(record)
+    assert game.is_over
+    replayed = invoke(["replay", "--game", "candy-lab", str(path)])
+    assert_ok(replayed)
+    assert "every move and score checks out" in replayed.stdout
+    assert "turn  1  seat 0:" in replayed.stdout
+    summary = invoke(["replay", "--game", "candy-lab", "--summary", str(path)])
+    assert_ok(summary)
+    assert "turn  1" not in summary.stdout and game.summary() in summary.stdout
+
+
+def test_a_human_plays_a_whole_game_with_refused_inputs(tmp_path: Path) -> None:
+    path = tmp_path / "h.json"
+    typed = "board\nzzz\n99\nplay #0 @99\n?\n" + "1\n" * 400
+    result = invoke(
+        ["play", "--game", "candy-lab", "--players", "2", "--ai", "random", "--seed", "3",
+         "--record", str(path)],
+        stdin=typed,
+    )
+    assert_ok(result)
+    out = result.stdout
+    assert "Refused: 'zzz': not a move" in out
+    assert "Refused: no move 99: choose 1.." in out
+    assert "is not a legal move now" in out
+    assert "Your hand:" in out and "Belt: @0 " in out
+    record = load_record(path)
+    assert record["agents"] == ["human", "random"]
+    assert replay_record(record).is_over
+
+
+def test_end_of_input_saves_the_unfinished_game(tmp_path: Path) -> None:
+    path = tmp_path / "cut.json"
+    result = invoke(
+        ["play", "--game", "candy-lab", "--players", "2", "--ai", "random", "--seed", "3",
+         "--record", str(path)],
+        stdin="1\n",
+    )
+    assert result.exit_code == 1
+    assert "Input ended" in result.stdout
+    record = load_record(path)
+    assert record["result"] is None and record["meta"] == {"status": "input ended"}
+    assert not replay_record(record).is_over
+
+
+def test_quit_saves_and_exits_zero(tmp_path: Path) -> None:
+    path = tmp_path / "quit.json"
+    result = invoke(
+        ["play", "--game", "candy-lab", "--players", "2", "--ai", "random", "--seed", "3",
+         "--record", str(path)],
+        stdin="quit\n",
+    )
+    assert_ok(result)
+    assert load_record(path)["meta"] == {"status": "quit"}
+
+
+def test_search_ai_seats_play(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    result = invoke(
+        ["play", "--game", "candy-lab", "--players", "2", "--humans", "none",
+         "--ai", "ismcts:iters=5", "--seed", "9", "--record", str(path)]
+    )
+    assert_ok(result)
+    assert replay_record(load_record(path)).is_over
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--players", "5"], "--players: Candy Lab is for 2 to 4"),
+        (["--humans", "7"], "--humans"),
+        (["--ai", "minimax"], "unknown agent"),
+        (["--ai", "ismcts:iters=0"], "iters"),
+        (["--sides", "candy=B"], "--sides: not an option of Candy Lab"),
+        (["--hint"], "--hint: not an option of Candy Lab"),
+        (["--first-seat", "3", "--players", "2"], "--first-seat"),
+    ],
+)
+def test_play_refuses_bad_options_in_one_line(args: list[str], fragment: str) -> None:
+    result = invoke(["play", "--game", "candy-lab", "--humans", "none", "--seed", "1", *args])
+    assert_one_line_error(result, fragment)
+
+
+def test_play_refuses_an_existing_record_file(tmp_path: Path) -> None:
+    path = tmp_path / "taken.json"
+    path.write_text("{}")
+    result = invoke(["play", "--game", "candy-lab", "--humans", "none", "--record", str(path)])
+    assert_one_line_error(result, "already exists")
+    assert path.read_text() == "{}"
+
+
+def test_replay_of_a_tampered_record_is_one_line(tmp_path: Path) -> None:
+    record = game_to_record(finished_game(2, seed=6))
+    record["result"]["scores"][0] += 5
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    assert_one_line_error(
+        invoke(["replay", "--game", "candy-lab", str(path)]), "result.scores[0]: recorded"
+    )
+    path.write_text("{not json")
+    assert_one_line_error(invoke(["replay", "--game", "candy-lab", str(path)]), "bad JSON")
+
+
+def test_best_move_of_an_unfinished_record(tmp_path: Path) -> None:
+    game = Game(CandyLabRules(players=2), seed=8)
+    agent = HeuristicAgent()
+    while len(game.legal_moves()) < 2:
+        game.play(agent.act(game.observation(game.current)))
+    path = tmp_path / "pos.json"
+    save_record(game_to_record(game), path)
+    result = invoke(["best-move", "--game", "candy-lab", str(path), "--iterations", "30",
+                     "--seed", "1", "--json"])
+    assert_ok(result)
+    answer = json.loads(result.stdout)
+    assert answer["seat"] == game.current and answer["iterations"] == 30
+    assert answer["best_move"]["move"] in game.legal_moves()
+    assert sum(m["visits"] for m in answer["moves"]) == 30
+    table = invoke(["best-move", "--game", "candy-lab", str(path), "-i", "30", "--seed", "1"])
+    assert_ok(table)
+    assert "Best move: " + game.move_text(answer["best_move"]["move"]) in table.stdout
+    over = tmp_path / "over.json"
+    save_record(game_to_record(finished_game(2, seed=2)), over)
+    assert_one_line_error(
+        invoke(["best-move", "--game", "candy-lab", str(over), "-i", "5"]), "the game is over"
+    )
+
+
+def test_tournament_on_duplicate_deals(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = invoke(["tournament", "--game", "candy-lab", "--agents", "heuristic,random",
+                     "--players", "3", "--games", "6", "--seed", "4", "--out", str(out), "-q"])
+    assert_ok(result)
+    assert "6 games on 2 duplicate deals" in result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games"] == 6 and summary["agents"] == ["heuristic", "random"]
+    shares = {s["agent"]: s for s in summary["standings"]}
+    assert shares["heuristic"]["seats_played"] == 6 and shares["random"]["seats_played"] == 12
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    seen_seats = set()
+    for line in lines:
+        record = json.loads(line)
+        game = replay_record(record)
+        seen_seats.add(record["agents"].index("heuristic"))
+        assert game.is_over
+    assert seen_seats == {0, 1, 2}
+
+
+def test_duplicate_schedule_rotates_every_agent_round_every_deal() -> None:
+    from csl_ai.candylab.duplicate import lineup, schedule
+
+    assert lineup(["a", "b"], 4) == (0, 1, 1, 1)
+    assert lineup(["a", "b", "c"], 4) == (0, 1, 2, 1)
+    jobs = schedule(["a", "b"], 4, 10)
+    assert len(jobs) == 12 and {j.deal for j in jobs} == {0, 1, 2}
+    for d in range(3):
+        seats_of_a = sorted(j.seats.index(0) for j in jobs if j.deal == d)
+        assert seats_of_a == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--agents", "heuristic,random,random", "--players", "2"], "at most 2 agents"),
+        (["--agents", "minimax"], "unknown agent"),
+        (["--agents", "random", "--ray"], "--ray: not an option of a Candy Lab tournament"),
+        (["--players", "2"], "--agents: missing"),
+    ],
+)
+def test_tournament_refuses_bad_options(args: list[str], fragment: str) -> None:
+    assert_one_line_error(invoke(["tournament", "--game", "candy-lab", *args]), fragment)
