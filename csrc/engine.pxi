@@ -56,9 +56,9 @@ cdef class SearchEngine:
             free(self.sp.split_cum[s])
 
     def __init__(self, WorldSampler sampler, int root_seat, *, int algorithm, int utility,
-                 int rules_playout, double c_uct, double margin_weight,
-                 double margin_scale, double points_scale, double pw_base, double pw_coef,
-                 double pw_alpha, int halving_min_worlds,
+                 int rules_playout, double exploration, double margin_weight,
+                 double margin_scale, double points_scale, double widening_base, double widening_coef,
+                 double widening_alpha, int halving_min_worlds,
                  int pimc_candidates, double epsilon, double weather_threshold,
                  double weather_blue, double weather_power, double candy_value,
                  double star_three_value, double potential_decay, double void_bonus):
@@ -72,13 +72,13 @@ cdef class SearchEngine:
         self.sp.root_seat = root_seat
         self.sp.algorithm = algorithm
         self.sp.utility = utility
-        self.sp.c_uct = c_uct
+        self.sp.exploration = exploration
         self.sp.margin_weight = margin_weight
         self.sp.margin_scale = margin_scale
         self.sp.points_scale = points_scale
-        self.sp.pw_base = pw_base
-        self.sp.pw_coef = pw_coef
-        self.sp.pw_alpha = pw_alpha
+        self.sp.widening_base = widening_base
+        self.sp.widening_coef = widening_coef
+        self.sp.widening_alpha = widening_alpha
         self.sp.halving_min_worlds = halving_min_worlds if halving_min_worlds > 0 else 1
         for i in range(MAX_PLAYERS):
             self.sp.randomness[i] = 0.0

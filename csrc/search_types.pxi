@@ -155,13 +155,13 @@ ctypedef struct SearchSpec:
     int32_t utility
     int32_t two_trees
     int32_t pimc_candidates
-    double c_uct
+    double exploration
     double margin_weight
     double margin_scale
     double points_scale
-    double pw_base
-    double pw_coef
-    double pw_alpha
+    double widening_base
+    double widening_coef
+    double widening_alpha
     int32_t halving_min_worlds  # worlds each candidate gets in the first halving round
     double randomness[MAX_PLAYERS]  # per seat: the chance it plays like a random player
     uint64_t exact_threshold[MAX_PLAYERS]  # per seat: chance it plays exactly by the rules (set_exact)

@@ -161,18 +161,18 @@ cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
 
 cdef int select_root(const SearchSpec* sp, Worker* w) noexcept nogil:
     """UCB1 over the root candidates in prior order; for allocations only the first
-    pw_base + pw_coef * N^pw_alpha are open (progressive widening), N = root visits."""
+    widening_base + widening_coef * N^widening_alpha are open (progressive widening), N = root visits."""
     cdef int64_t n_open = sp.n_cand
     cdef int i, best = 0
     cdef double k, v, best_v = -1e300
     cdef const RootStat* rs
     if sp.root_kind == ROOT_ALLOCATE:
-        n_open = <int64_t>(sp.pw_base + sp.pw_coef * pow(<double>w.iterations, sp.pw_alpha))
+        n_open = <int64_t>(sp.widening_base + sp.widening_coef * pow(<double>w.iterations, sp.widening_alpha))
         if n_open > sp.n_cand:
             n_open = sp.n_cand
         if n_open < 1:
             n_open = 1
-    k = sp.c_uct * sqrt(log(<double>(w.iterations if w.iterations > 0 else 1)))
+    k = sp.exploration * sqrt(log(<double>(w.iterations if w.iterations > 0 else 1)))
     for i in range(n_open):
         rs = &w.root[i]
         if rs.visits == 0:
@@ -258,7 +258,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
                     path[plen] = pc
                     plen += 1
             elif pc < 0 or p == root:
-                rc = select_child(w, rc, legal, p, sp.c_uct, &created)
+                rc = select_child(w, rc, legal, p, sp.exploration, &created)
                 key = w.pool[rc].key
                 path[plen] = rc
                 plen += 1
@@ -267,7 +267,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
                     path[plen] = pc
                     plen += 1
             else:
-                pc = select_child(w, pc, legal, p, sp.c_uct, &created)
+                pc = select_child(w, pc, legal, p, sp.exploration, &created)
                 key = w.pool[pc].key
                 path[plen] = pc
                 plen += 1
@@ -282,7 +282,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, 
                     state_allocate(&st, s, piles)
         elif st.phase == PHASE_WEATHER:
             if not (st.weather_done_mask >> root) & 1:
-                rc = select_child(w, rc, 3, root, sp.c_uct, &created)
+                rc = select_child(w, rc, 3, root, sp.exploration, &created)
                 path[plen] = rc
                 plen += 1
                 state_declare(&st, root, w.pool[rc].key)
