@@ -27,6 +27,7 @@ from typing import Final
 import numpy as np
 
 from csl_ai import _core
+from csl_ai.bits import bits, mask_of
 from csl_ai.errors import CslError
 from csl_ai.game import Observation, Phase, PublicView
 from csl_ai.notation import BLUE, MAX_RANK, N_RAIN
@@ -132,22 +133,6 @@ def _count_gain(kind: int, side: int, have: int, count: int, left: int, q: float
     return expected_points(tab, have + count, left, q) - expected_points(tab, have, left, q)
 
 
-def _cards(mask: int) -> list[int]:
-    """The cards of a mask, ascending (`csl_ai.notation.cards_of` without its checks)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _mask(cards: Sequence[int]) -> int:
-    """The mask of some cards (`csl_ai.notation.mask_of` without its checks)."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def _colour(card: int) -> int:
@@ -442,7 +427,7 @@ class HandEvaluator:
         win: dict[int, float] = {}
         i = obs.players - 2
         blue_decay, side_top, side_decay = p.blue_decay[i], p.side_top[i], p.side_decay[i]
-        for card in _cards(hand):
+        for card in bits(hand):
             hi = (others & _ABOVE[card]).bit_count()
             if card // MAX_RANK == BLUE:
                 win[card] = blue_decay**hi
@@ -502,7 +487,7 @@ class HandEvaluator:
         (one gather by `_split_picks`, then pile by pile)."""
         win = self.card_powers(table)
         sizes = table.obs.rules.spec.group_sizes
-        hand = _cards(table.obs.hand)
+        hand = bits(table.obs.hand)
         values = self.group_values(table)
         parts = {size: self._pile_parts(hand, size, win) for size in dict.fromkeys(sizes)}
         keys = [(size, len(values[g])) for g, size in enumerate(sizes)]
@@ -591,7 +576,7 @@ class HandEvaluator:
         values = self.group_values(table)
         worth = risk = tricks = 0.0
         for g, pile in enumerate(piles):
-            pile_worth, pile_risk, pile_tricks = self.pile_scores(values[g], _cards(pile), win)
+            pile_worth, pile_risk, pile_tricks = self.pile_scores(values[g], bits(pile), win)
             worth += pile_worth
             risk += pile_risk
             tricks += pile_tricks
@@ -723,10 +708,10 @@ def pile_masks(obs: Observation) -> tuple[np.ndarray, list[np.ndarray]]:
     """(splits, masks) for obs's hand: ``splits`` as in `split_table`, ``masks[g][j]`` the
     card mask of the j-th pile of group g's size."""
     sizes = obs.rules.spec.group_sizes
-    hand = _cards(obs.hand)
+    hand = bits(obs.hand)
     splits, _ = split_table(sizes)
-    bits = np.array([1 << c for c in hand], dtype=np.int64)
-    masks = [bits[_combo_array(len(hand), size)].sum(axis=1) for size in sizes]
+    card_bits = np.array([1 << c for c in hand], dtype=np.int64)
+    masks = [card_bits[_combo_array(len(hand), size)].sum(axis=1) for size in sizes]
     return splits, masks
 
 
@@ -734,10 +719,10 @@ def split_piles(obs: Observation, k: int) -> tuple[int, ...]:
     """The piles (card masks, group by group) of split k of obs's hand, in `split_table`
     order."""
     sizes = obs.rules.spec.group_sizes
-    hand = _cards(obs.hand)
+    hand = bits(obs.hand)
     splits, combos = split_table(sizes)
     return tuple(
-        _mask([hand[i] for i in combos[size][pile]])
+        mask_of([hand[i] for i in combos[size][pile]])
         for size, pile in zip(sizes, splits[k].tolist(), strict=True)
     )
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from csl_ai.bits import bits
 from csl_ai.errors import NotationError
 from csl_ai.rules import Kind, SkyCard
 
@@ -112,12 +113,7 @@ def parse_card(text: str) -> int:
 def cards_of(mask: int) -> list[int]:
     """The cards of a mask, ascending."""
     check_mask(mask)
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
+    return bits(mask)
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -332,3 +332,15 @@ def test_duplicate_schedule_rotates_every_agent_round_every_deal() -> None:
 )
 def test_tournament_refuses_bad_options(args: list[str], fragment: str) -> None:
     assert_one_line_error(invoke(["tournament", "--game", "candy-lab", *args]), fragment)
+
+
+def test_a_tournament_of_too_few_deals_shows_no_interval(tmp_path: Path) -> None:
+    """As in CSL's tournaments: the bootstrap over deals needs 4 deals; under that the
+    standings say so and summary.json holds null intervals."""
+    out = tmp_path / "few"
+    result = invoke(["tournament", "--game", "candy-lab", "--agents", "heuristic,random",
+                     "--players", "2", "--games", "2", "--seed", "4", "--out", str(out), "-q"])
+    assert_ok(result)
+    assert "No 95% intervals: 1 deal played" in result.stdout and "95% [" not in result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(s["ci95"] is None for s in summary["standings"])

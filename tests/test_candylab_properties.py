@@ -16,6 +16,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from csl_ai.bits import bits
 from csl_ai.candylab import (
     CandyLabRules,
     Catalogue,
@@ -42,7 +43,6 @@ from csl_ai.candylab.state import (
     OVER,
     RETURNING,
     State,
-    bits,
 )
 
 CATALOGUES = (Catalogue.default(), catalogue_from_arg("wild"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from csl_ai.bits import bits
 from csl_ai.candylab import (
     CandyLabRules,
     Catalogue,
@@ -40,7 +41,6 @@ from csl_ai.candylab.state import (
     OVER,
     RETURNING,
     State,
-    bits,
 )
 from csl_ai.errors import IllegalMoveError, InvalidPositionError, RulesError
 

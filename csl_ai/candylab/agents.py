@@ -20,6 +20,7 @@ import random
 from collections.abc import Sequence
 from typing import Final, Protocol, runtime_checkable
 
+from csl_ai.bits import bits
 from csl_ai.candylab import core
 from csl_ai.candylab.catalogue import Catalogue, Effect
 from csl_ai.candylab.game import Game, Observation
@@ -36,7 +37,7 @@ from csl_ai.candylab.moves import (
     kind,
 )
 from csl_ai.candylab.rules import GOLDEN_SUGAR, CandyLabRules
-from csl_ai.candylab.state import DRAWING, EFFECTS, RETURNING, bits
+from csl_ai.candylab.state import DRAWING, EFFECTS, RETURNING
 from csl_ai.errors import IllegalMoveError
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from csl_ai.bits import bits
 from csl_ai.candylab.catalogue import WILD, Catalogue, Effect
 from csl_ai.candylab.moves import (
     DRAW,
@@ -42,7 +43,6 @@ from csl_ai.candylab.state import (
     OVER,
     RETURNING,
     State,
-    bits,
 )
 
 _DRAW: Final = int(Effect.DRAW)

@@ -8,18 +8,19 @@ A lineup seats the agents: the first agent once, the others filling the remainin
 in turn (2 agents at 4 players: one against three of the other). Each deal (a game seed)
 is played once per rotation of the lineup round the table, so each agent plays each seat
 on the same cards. A game scores each seat's share of the win (1, 1/k for a k-way
-shared win, else 0); an agent's figure is its mean share per seat played, with a normal
-95% interval over the deals' means (the duplicated unit).
+shared win, else 0); an agent's figure is its mean share per seat played, with the same
+95% percentile bootstrap over deals (the duplicated unit) as CSL's tournaments.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from csl_ai.candylab.game import Game
 from csl_ai.candylab.players import make_agent, parse_spec
@@ -27,6 +28,7 @@ from csl_ai.candylab.records import game_to_record
 from csl_ai.candylab.rules import CandyLabRules
 from csl_ai.errors import CslError
 from csl_ai.seeds import joined_seed
+from csl_ai.tournament.stats import BOOTSTRAP_RESAMPLES, MIN_INTERVAL_DEALS, bootstrap_ratio
 
 
 class DuplicateError(CslError):
@@ -139,7 +141,8 @@ class Standing:
     games: int
     """Seats played (a game seating it twice counts twice)."""
     win_share: float
-    ci95: tuple[float, float]
+    ci95: tuple[float, float] | None
+    """None with fewer than MIN_INTERVAL_DEALS deals."""
     fair_share: float
 
     def to_json(self) -> dict[str, Any]:
@@ -147,33 +150,32 @@ class Standing:
             "agent": self.agent,
             "seats_played": self.games,
             "win_share": self.win_share,
-            "ci95": list(self.ci95),
+            "ci95": None if self.ci95 is None else list(self.ci95),
             "fair_share": self.fair_share,
         }
 
 
-def standings(agents: Sequence[str], outcomes: Sequence[Outcome]) -> list[Standing]:
-    """Each agent's mean win share per seat played, 95% interval over deals."""
+def standings(agents: Sequence[str], outcomes: Sequence[Outcome], seed: int = 0) -> list[Standing]:
+    """Each agent's mean win share per seat played, with the 95% percentile bootstrap over
+    deals that CSL's tournaments give (`csl_ai.tournament.stats.bootstrap_ratio`), and as
+    they do, no interval under `MIN_INTERVAL_DEALS` deals."""
+    deals = sorted({o.job.deal for o in outcomes})
+    row = {deal: i for i, deal in enumerate(deals)}
+    sums = np.zeros((len(deals), len(agents)))
+    counts = np.zeros((len(deals), len(agents)))
+    for o in outcomes:
+        for seat, who in enumerate(o.job.seats):
+            sums[row[o.job.deal], who] += o.shares[seat]
+            counts[row[o.job.deal], who] += 1
+    if len(deals) >= MIN_INTERVAL_DEALS:
+        low, high = bootstrap_ratio(sums, counts, BOOTSTRAP_RESAMPLES, seed)
+    players = len(outcomes[0].shares) if outcomes else 1
     result = []
     for a, name in enumerate(agents):
-        by_deal: dict[int, list[float]] = {}
-        for o in outcomes:
-            for seat, who in enumerate(o.job.seats):
-                if who == a:
-                    by_deal.setdefault(o.job.deal, []).append(o.shares[seat])
-        means = [sum(v) / len(v) for _, v in sorted(by_deal.items())]
-        played = sum(len(v) for v in by_deal.values())
-        if not means:
-            result.append(Standing(name, 0, 0.0, (0.0, 1.0), 0.0))
-            continue
-        mean = sum(means) / len(means)
-        if len(means) >= 2:
-            half = 1.96 * statistics.stdev(means) / math.sqrt(len(means))
-            ci = (max(0.0, mean - half), min(1.0, mean + half))
-        else:
-            ci = (0.0, 1.0)
-        players = len(outcomes[0].shares)
-        result.append(Standing(name, played, mean, ci, 1 / players))
+        played = int(counts[:, a].sum())
+        share = float(sums[:, a].sum() / played) if played else 0.0
+        ci = (float(low[a]), float(high[a])) if len(deals) >= MIN_INTERVAL_DEALS and played else None
+        result.append(Standing(name, played, share, ci, 1 / players))
     return result
 
 

@@ -36,7 +36,7 @@ from csl_ai.errors import (
     short_repr,
 )
 from csl_ai.files import write_file_atomic
-from csl_ai.jsonio import check_header, format_json, is_int, read_json_file
+from csl_ai.jsonio import check_header, check_object, format_json, is_int, read_json_file
 
 RECORD_FORMAT: Final = "candylab-record"
 RECORD_VERSION: Final = 1
@@ -124,14 +124,7 @@ def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _shape(data: object) -> tuple[CandyLabRules, int, list[str], Mapping[str, Any] | None]:
-    if not isinstance(data, Mapping):
-        raise _ERR(f"record: must be a JSON object, got {short_repr(data)}")
-    for key in _REQUIRED:
-        if key not in data:
-            raise _ERR(f"{key}: missing")
-    for key in data:
-        if key not in _REQUIRED + _OPTIONAL:
-            raise _ERR(f"{short_repr(key)}: unknown field")
+    data = check_object(data, "", _ERR, _REQUIRED, _OPTIONAL)
     check_header(data, RECORD_FORMAT, RECORD_VERSION, _ERR)
     try:
         rules = CandyLabRules.from_dict(data["rules"], "rules")
@@ -158,14 +151,7 @@ def _shape(data: object) -> tuple[CandyLabRules, int, list[str], Mapping[str, An
             raise _ERR(f"moves[{i}]: must be a move's text, got {short_repr(text)}")
     result = data.get("result")
     if result is not None:
-        if not isinstance(result, Mapping):
-            raise _ERR(f"result: must be an object or null, got {short_repr(result)}")
-        for key in _RESULT_FIELDS:
-            if key not in result:
-                raise _ERR(f"result.{key}: missing")
-        for key in result:
-            if key not in _RESULT_FIELDS:
-                raise _ERR(f"result.{short_repr(key)}: unknown field")
+        result = check_object(result, "result", _ERR, _RESULT_FIELDS)
         scores, winners = result["scores"], result["winners"]
         if not isinstance(scores, list) or len(scores) != n or not all(map(is_int, scores)):
             raise _ERR(f"result.scores: must be one integer per seat ({n})")

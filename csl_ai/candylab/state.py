@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from csl_ai.bits import mask_of
 from csl_ai.candylab.catalogue import Catalogue
 from csl_ai.candylab.rules import FACE_UP, CandyLabRules
 from csl_ai.errors import InvalidPositionError
@@ -51,22 +52,6 @@ def splitmix(x: int) -> tuple[int, int]:
     return x, z ^ (z >> 31)
 
 
-def bits(mask: int) -> list[int]:
-    """The ids in a mask, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def mask_of(ids: Iterable[int]) -> int:
-    """The mask holding ids."""
-    m = 0
-    for i in ids:
-        m |= 1 << i
-    return m
 
 
 class State:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Hashable
 
+from csl_ai.bits import bits
 from csl_ai.candylab import core
 from csl_ai.candylab.agents import HeuristicAgent
 from csl_ai.candylab.catalogue import Catalogue
 from csl_ai.candylab.game import Observation
 from csl_ai.candylab.moves import PLAY
 from csl_ai.candylab.rules import CandyLabRules
-from csl_ai.candylab.state import MASK64, State, bits
+from csl_ai.candylab.state import MASK64, State
 from csl_ai.errors import InvalidPositionError
 
 

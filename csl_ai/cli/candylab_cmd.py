@@ -91,7 +91,8 @@ def check_players(players: int) -> None:
 # --- showing the table ----------------------------------------------------------------
 def board_lines(obs: Observation, names: list[str]) -> list[str]:
     """The table as obs's seat sees it, a few plain lines."""
-    from csl_ai.candylab.state import PHASE_NAMES, bits
+    from csl_ai.bits import bits
+    from csl_ai.candylab.state import PHASE_NAMES
 
     cat = obs.rules.catalogue
     n = obs.players
@@ -398,6 +399,7 @@ def tournament_command(
     95% intervals; with --out, DIR/games.jsonl (one record a line) and DIR/summary.json."""
     from csl_ai.candylab import CandyLabRules
     from csl_ai.candylab.duplicate import run, schedule, standings
+    from csl_ai.tournament.stats import MIN_INTERVAL_DEALS
     from csl_ai.candylab.players import parse_spec
     from csl_ai.candylab.records import record_to_json
     from csl_ai.cli.tournament_cmd import split_agent_specs
@@ -437,14 +439,18 @@ def tournament_command(
             _say(console, f"  {done}/{total} games")
 
     outcomes = run(specs, rules, count, run_seed, workers or 1, progress)
-    table = standings(specs, outcomes)
+    table = standings(specs, outcomes, run_seed)
     for st in table:
-        lo, hi = st.ci95
+        interval = "" if st.ci95 is None else f"  95% [{st.ci95[0]:.1%}, {st.ci95[1]:.1%}]"
         _say(
             console,
-            f"{st.agent:32s} win share {st.win_share:6.1%}  95% [{lo:.1%}, {hi:.1%}]  "
+            f"{st.agent:32s} win share {st.win_share:6.1%}{interval}  "
             f"({st.games} seats; fair {st.fair_share:.0%})",
         )
+    if table and table[0].ci95 is None:
+        deals = jobs // n
+        _say(console, f"No 95% intervals: {deals} deal{'' if deals == 1 else 's'} played, and an interval needs "
+                      f"{MIN_INTERVAL_DEALS} or more (raise --games)")
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         lines = "".join(json.dumps(o.record, separators=(",", ":")) + "\n" for o in outcomes)

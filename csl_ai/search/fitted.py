@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from csl_ai.calibration import CalibrationError, WinCalibration
 from csl_ai.errors import CslError
-from csl_ai.files import write_file_atomic
+from csl_ai.files import read_input_text, write_file_atomic
 from csl_ai.value import VALUE_FEATURES
 
 MODEL_FORMAT: Final = "csl-fitted-model"
@@ -97,14 +97,7 @@ class FittedModels:
 
         def read(name: str) -> str:
             path = base / name
-            try:
-                with open(path, "rb") as f:
-                    raw = f.read(MAX_MODEL_BYTES + 1)
-            except OSError as e:
-                raise FittedModelError(f"fitted model {str(path)!r}: cannot read: {e.strerror}") from None
-            if len(raw) > MAX_MODEL_BYTES:
-                raise FittedModelError(f"fitted model {str(path)!r}: larger than {MAX_MODEL_BYTES} bytes")
-            return raw.decode("utf-8", errors="replace")
+            return read_input_text(path, f"fitted model {str(path)!r}", FittedModelError, MAX_MODEL_BYTES)
 
         return cls._read(read, str(base))
 
