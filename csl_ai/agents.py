@@ -34,6 +34,7 @@ from csl_ai.notation import cards_of
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
 from csl_ai.seeds import decision_seed
+from csl_ai.style import StyleError, make_style_agent
 from csl_ai.zoo import ZOO_AGENTS, ZOO_SPECS
 
 
@@ -52,7 +53,7 @@ class Agent(Protocol):
         ...
 
 
-AGENT_KINDS: Final[tuple[str, ...]] = ("random", "heuristic", "pimc", "ismcts")
+AGENT_KINDS: Final[tuple[str, ...]] = ("random", "heuristic", "pimc", "ismcts", "style")
 """The agent names `make_agent` understands, in the order error messages list them."""
 
 LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 50_000}
@@ -249,12 +250,18 @@ _OPTIONS: Final[Mapping[str, tuple[str, ...]]] = {
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent a spec names: ``random``, ``heuristic``, ``pimc[:iters=N]``,
     ``ismcts[:fast|normal|strong|iters=N|ms=N]`` with options joined by commas
-    (``ismcts:iters=5000,threads=2``), or a zoo bot of `csl_ai.zoo` (``zoo:cautious``,
-    `ZOO_SPECS`); AgentSpecError on anything else."""
+    (``ismcts:iters=5000,threads=2``), a zoo bot of `csl_ai.zoo` (``zoo:cautious``,
+    `ZOO_SPECS`), or a style bot of `csl_ai.style` (``style``, ``style:NAME``,
+    ``style:stars=2,deny=1``); AgentSpecError on anything else."""
     if not isinstance(spec, str):
         raise AgentSpecError(f"agent spec must be text like 'ismcts:fast', got {spec!r}")
     kind, colon, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
+    if kind == "style":
+        try:
+            return make_style_agent(rest, seed)
+        except StyleError as e:
+            raise AgentSpecError(f"bad agent spec {spec!r}: {e}") from None
     if kind == "zoo":
         name = rest.strip().lower()
         if name not in ZOO_AGENTS:

@@ -364,7 +364,7 @@ def test_agents_satisfy_the_protocol() -> None:
     assert isinstance(RandomAgent(0), Agent)
     assert isinstance(HeuristicAgent(0), Agent)
     assert isinstance(PimcAgent(100, 0), Agent)
-    assert AGENT_KINDS == ("random", "heuristic", "pimc", "ismcts")
+    assert AGENT_KINDS == ("random", "heuristic", "pimc", "ismcts", "style")
     assert dict(LEVELS) == {"fast": 1_000, "normal": 10_000, "strong": 50_000}
 
 
@@ -423,8 +423,8 @@ def test_make_agent_ismcts_specs(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("foo", "unknown agent 'foo' (expected random, heuristic, pimc, ismcts)"),
-        ("", "unknown agent '' (expected random, heuristic, pimc, ismcts)"),
+        ("foo", "unknown agent 'foo' (expected random, heuristic, pimc, ismcts, style)"),
+        ("", "unknown agent '' (expected random, heuristic, pimc, ismcts, style)"),
         (
             "ismcts:iters=x",
             "bad option 'iters=x' in 'ismcts:iters=x': iters must be a positive integer",
