@@ -10,6 +10,10 @@ points' error of the points line against the points now plus their mean gain, th
 weights in the shape of the value model's tables (csl_ai/data/value_model.json);
 `--write csl_ai/data` writes them into the shipped file, naming the command.
 
+`--seats league --all-sides` fits on issue 36's league instead: the tuning bots, the zoo's
+star hunter, style bots (csl_ai/style.py, built from the scoring, with knobs drawn at
+random) and random players, every game on sides drawn from all 16 and either star option.
+
 `--seats` draws the seats from other agents instead, so the value can be fitted to the
 search's own games (expert iteration; with two seats of `ismcts:iters=3000` such fits
 played 1–2 points below the shipped value at 2 and 4 players, within the noise:
@@ -24,7 +28,7 @@ weights printed use them; the others are the fit on the tallies alone, with zero
 on the split features.
 
 Run: python benchmarks/fit_value_model.py [--games 20000] [--players 2 3 4 5] [--workers 2]
-     [--split-players 2] [--seats SPEC ...] [--rows FILE]
+     [--split-players 2] [--seats SPEC ... | league] [--all-sides] [--rows FILE]
 """
 
 from __future__ import annotations
@@ -45,26 +49,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
+from csl_ai.style import STYLE_SPACE, style_spec  # noqa: E402
 from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
 TUNING_BOTS = ("heuristic", "zoo:cautious")
+RANDOM_STYLE = "style:random"
+"""A seat token: a style bot with knobs drawn uniformly from STYLE_SPACE for each game."""
+LEAGUE = ("heuristic", "zoo:cautious", "zoo:stars", "style", RANDOM_STYLE, RANDOM_STYLE, "random")
+"""--seats league: the population of issue 36's league that costs no search: the tuning
+bots, the zoo's star hunter, style bots (the default and random knobs, drawn twice as
+often) and random players; zoo:leopards, zoo:trumps and zoo:bettor stay held out."""
+
+
+def seat_spec(token: str, rng: random.Random) -> str:
+    """The agent spec of a --seats token (RANDOM_STYLE draws a style's knobs)."""
+    if token != RANDOM_STYLE:
+        return token
+    return style_spec({name: rng.uniform(low, high) for name, (low, high) in STYLE_SPACE.items()})
 TALLY_FEATURES = VALUE_FEATURES.index("split_candy")
 """The features before the random split of the cards to come (the fourteenth session's value)."""
 
 
-def play(task: tuple[int, int, tuple[str, ...]]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """One game, each seat drawn from SEATS: (rounds left, features (seats, F), final
-    shares, final points) at each later round's start."""
-    players, seed, seats = task
+def play(task: tuple[int, int, tuple[str, ...], bool]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """One game, each seat drawn from SEATS, sides drawn for every game when ALL_SIDES
+    (else for every other one): (rounds left, features (seats, F), final shares, final
+    points) at each later round's start."""
+    players, seed, seats, all_sides = task
     rng = random.Random(seed)
-    if seed % 2:
+    if all_sides or seed % 2:
         sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
         star = rng.choice(tuple(StarOption))
         rules = RulesConfig(players=players, sides=sides, star_option=star)  # type: ignore[arg-type]
     else:
         rules = RulesConfig(players=players)
     game = Game(rules, seed=seed)
-    agents = [make_agent(rng.choice(seats), rng.getrandbits(62)) for _ in range(players)]
+    agents = [make_agent(seat_spec(rng.choice(seats), rng), rng.getrandbits(62)) for _ in range(players)]
     rows: list[tuple[int, np.ndarray]] = []
     seen = 0
     while not game.is_over:
@@ -131,7 +150,13 @@ def main() -> int:
     parser.add_argument(
         "--seats", nargs="+", default=list(TUNING_BOTS),
         help="agent specs each seat is drawn from, uniformly (repeat one to weight it; "
+        f"{RANDOM_STYLE} draws a style's knobs; 'league' for {', '.join(LEAGUE)}; "
         "default: the tuning bots)",
+    )
+    parser.add_argument(
+        "--all-sides", action="store_true",
+        help="draw the sides and star option of every game from all 32 (default: half the "
+        "games on the default scoring)",
     )
     parser.add_argument(
         "--rows", help="file that keeps the played games' rows ({players} is replaced by the "
@@ -143,9 +168,11 @@ def main() -> int:
         "this fit replacing its player counts' rows, naming this command",
     )
     args = parser.parse_args()
+    if args.seats == ["league"]:
+        args.seats = list(LEAGUE)
     try:
         for spec in args.seats:
-            make_agent(spec, 0)
+            make_agent(seat_spec(spec, random.Random(0)), 0)
     except AgentSpecError as error:
         print(f"fit_value_model: {error}", file=sys.stderr)
         return 2
@@ -183,11 +210,13 @@ def fit_all(args: argparse.Namespace) -> list[tuple[int, list, list]]:
         started = time.time()
         cache = None if args.rows is None else Path(args.rows.replace("{players}", str(players)))
         played = {"players": players, "games": args.games, "seed": args.seed, "seats": list(args.seats)}
+        if args.all_sides:
+            played["all_sides"] = True
         if cache is not None and cache.exists():
             games = load_rows(cache, played)
         else:
             seeds = (args.seed * 10_000_000 + players * 1_000_000 + g for g in range(args.games))
-            tasks = [(players, seed, tuple(args.seats)) for seed in seeds]
+            tasks = [(players, seed, tuple(args.seats), args.all_sides) for seed in seeds]
             with multiprocessing.Pool(args.workers) as pool:
                 games = pool.map(play, tasks, chunksize=16)
             if cache is not None:

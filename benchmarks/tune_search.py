@@ -122,6 +122,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -137,8 +138,10 @@ from strength_metrics import deal_bootstrap  # noqa: E402
 from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent  # noqa: E402
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
-from csl_ai.rules import RulesConfig  # noqa: E402
-from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler
+from csl_ai.errors import CslError  # noqa: E402
+from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
+from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler  # noqa: E402
+from csl_ai.search.fitted import FittedModels  # noqa: E402
 from csl_ai.seeds import decision_seed, joined_seed  # noqa: E402
 
 PHASES = ("allocate", "weather", "play")
@@ -226,11 +229,26 @@ class PhaseBudget:
         return move
 
 
+def deal_rules(args: dict[str, Any], deal: int) -> RulesConfig:
+    """The rules of a deal: --sides as given (ABAB: candy, spider, leopard, star), or for
+    "all" drawn from the 16 side combinations and both star options by the deal's seed."""
+    sides = args.get("sides", "AAAA")
+    if sides == "all":
+        rng = random.Random(joined_seed(args["base"], deal, "sides"))
+        chosen = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
+        star = rng.choice(tuple(StarOption))
+        return RulesConfig(players=args["players"], sides=chosen, star_option=star)  # type: ignore[arg-type]
+    return RulesConfig(players=args["players"], sides=tuple(Side(c) for c in sides))  # type: ignore[arg-type]
+
+
 def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float, int]:
     """One game: the tuned agent at seat `rotation` of deal `deal`; its win share, and
     the iterations, CPU seconds and searched decisions it spent."""
     args, deal, rotation = task
-    game = Game(RulesConfig(players=args["players"]), seed=args["base"] + deal)
+    game = Game(deal_rules(args, deal), seed=args["base"] + deal)
+    config = SearchConfig(**args["config"])
+    if args.get("fitted"):
+        config = replace(config, fitted=FittedModels.load(args["fitted"]))
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
@@ -238,7 +256,7 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
             continue
         test_seed = joined_seed(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
         agent: Agent = PhaseBudget(
-            args["phase_iters"], args["iters"], test_seed, SearchConfig(**args["config"]),
+            args["phase_iters"], args["iters"], test_seed, config,
             frozenset(args["oracle"]), lambda: game.core,
         )
         if args["phases"]:
@@ -280,6 +298,15 @@ def main() -> int:
         default="{}",
         help='iterations by kind of decision as JSON, e.g. \'{"allocate": 40000}\' (others: --iters)',
     )
+    parser.add_argument(
+        "--sides", default="AAAA",
+        help="scoring sides of candy, spider, leopard and star, e.g. BBBB or ABAB; 'all': each "
+        "deal draws its sides and star option from all 32 (default AAAA)",
+    )
+    parser.add_argument(
+        "--fitted", type=Path,
+        help="a folder of fitted model files (as csl_ai/data) for the tuned agent (default: the shipped ones)",
+    )
     parser.add_argument("--save", type=Path, help="write every game's (deal, seat, win share) to this JSON file")
     parser.add_argument(
         "--against", type=Path,
@@ -300,6 +327,13 @@ def main() -> int:
         SearchConfig(**config)
     except (ValueError, TypeError) as e:
         parser.error(f"--config: {e}")
+    if a.sides != "all" and (len(a.sides) != 4 or any(c not in "AB" for c in a.sides)):
+        parser.error(f"--sides: expected four letters A or B (candy, spider, leopard, star) or 'all', got {a.sides!r}")
+    if a.fitted is not None:
+        try:
+            FittedModels.load(a.fitted)
+        except CslError as e:
+            parser.error(f"--fitted: {e}")
     phases = [p for p in a.phases.split(",") if p]
     if any(p not in PHASES for p in phases):
         parser.error(f"--phases: expected a subset of {', '.join(PHASES)}, got {a.phases!r}")
@@ -311,7 +345,7 @@ def main() -> int:
         parser.error(f"--phase-iters: expected a JSON object with keys in {', '.join(PHASES)}")
     args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
             "base": a.base, "phases": phases, "phase_iters": phase_iters, "stream": a.stream,
-            "oracle": oracle}
+            "oracle": oracle, "sides": a.sides, "fitted": None if a.fitted is None else str(a.fitted)}
     tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
     started = time.perf_counter()
     with multiprocessing.Pool(a.workers) as pool:
@@ -325,6 +359,7 @@ def main() -> int:
     cpu_s = sum(r[3] for r in results)
     searched = sum(r[4] for r in results)
     stream = (f" stream={a.stream}" if a.stream else "") + (f" oracle={a.oracle}" if oracle else "")
+    stream += (f" sides={a.sides}" if a.sides != "AAAA" else "") + (f" fitted={a.fitted}" if a.fitted else "")
     print(f"config {a.config}{stream} iters={a.iters} phase_iters={a.phase_iters} vs {a.opponent} "
           f"players={a.players} phases={a.phases or 'all'}: win share {mean:.3f} [{lo:.3f}, {hi:.3f}] "
           f"over {len(results)} games, {time.perf_counter() - started:.0f} s; tuned agent: "
@@ -343,7 +378,10 @@ def main() -> int:
 def deal_set(args: dict[str, Any]) -> dict[str, Any]:
     """What makes deal d the same game in two runs: the player count, the seed base and the
     opponents (a game is then told apart by its deal and the tuned agent's seat)."""
-    return {"players": args["players"], "base": args["base"], "opponent": args["opponent"]}
+    found = {"players": args["players"], "base": args["base"], "opponent": args["opponent"]}
+    if args.get("sides", "AAAA") != "AAAA":
+        found["sides"] = args["sides"]
+    return found
 
 
 def load_games(path: Path) -> tuple[dict[str, Any], dict[tuple[int, int], float]]:
