@@ -17,12 +17,17 @@ Usage:
   python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000   # a quick look
   python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20 \
       --tune heuristic,zoo:cautious,random --save decisions.json      # eleventh session, 1,311 s
+
+--all-sides plays every deal on sides and a star option drawn from all 32 scorings, and
+--fitted FOLDER searches with another folder's value (a calibration belongs to the value
+it reads: refit it whenever the value changes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from collections.abc import Sequence
@@ -36,7 +41,7 @@ from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E40
 from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
-from csl_ai.rules import RulesConfig  # noqa: E402
+from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
 from csl_ai.search.fitted import FittedModels  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
@@ -50,8 +55,8 @@ Sample = tuple[float, int, float, int, int]
 class RawEstimates:
     """ISMCTS without calibration that keeps the raw estimate of each searched decision."""
 
-    def __init__(self, iterations: int, seed: int) -> None:
-        self.inner = IsmctsAgent(SearchLimit(iterations=iterations, seed=seed), SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=None)))
+    def __init__(self, iterations: int, seed: int, fitted: FittedModels) -> None:
+        self.inner = IsmctsAgent(SearchLimit(iterations=iterations, seed=seed), SearchConfig(fitted=fitted.replace(win_calibration=None)))
         self.name = self.inner.name
         self.seen: list[tuple[float, int, int]] = []
 
@@ -63,20 +68,29 @@ class RawEstimates:
         return move
 
 
-def play(task: tuple[int, str, int, int, int, int]) -> list[Sample]:
-    players, opponent, iterations, base, deal, rotation = task
+def models(folder: str | None) -> FittedModels:
+    """The fitted models of --fitted's folder, else the shipped ones."""
+    return FittedModels.shipped() if folder is None else FittedModels.load(folder)
+
+
+def play(task: tuple[int, str, int, int, int, int, bool, str | None]) -> list[Sample]:
+    players, opponent, iterations, base, deal, rotation, all_sides, fitted = task
     agents: list[Agent] = []
-    test = RawEstimates(iterations, joined_seed(base, deal, rotation, iterations, "test"))
+    test = RawEstimates(iterations, joined_seed(base, deal, rotation, iterations, "test"), models(fitted))
     for seat in range(players):
         agents.append(test if seat == rotation else make_agent(opponent, joined_seed(base, deal, rotation, seat)))
-    game = play_game(RulesConfig(players=players), agents, base + deal)
+    rules = drawn_rules(players, random.Random(joined_seed(base, deal, "sides"))) if all_sides else RulesConfig(players=players)
+    game = play_game(rules, agents, base + deal)
     share = game.result().win_share(rotation)
     game_index = deal * players + rotation
     return [(raw, n, share, round_index, game_index) for raw, n, round_index in test.seen]
 
 
-def collect(players: int, opponent: str, iterations: int, deals: int, base: int, workers: int) -> list[Sample]:
-    tasks = [(players, opponent, iterations, base, d, r) for d in range(deals) for r in range(players)]
+def collect(
+    players: int, opponent: str, iterations: int, deals: int, base: int, workers: int,
+    all_sides: bool = False, fitted: str | None = None,
+) -> list[Sample]:
+    tasks = [(players, opponent, iterations, base, d, r, all_sides, fitted) for d in range(deals) for r in range(players)]
     with ProcessPoolExecutor(workers) as pool:
         return [s for game in pool.map(play, tasks, chunksize=1) for s in game]
 
@@ -157,6 +171,14 @@ def main() -> int:
     parser.add_argument("--save", type=Path, help="write the collected decisions to this JSON file")
     parser.add_argument("--load", type=Path, help="fit on decisions saved by --save instead of playing")
     parser.add_argument(
+        "--all-sides", action="store_true",
+        help="each deal draws its sides and star option from all 32 (default: the default scoring)",
+    )
+    parser.add_argument(
+        "--fitted", metavar="FOLDER",
+        help="search with the value and split models of FOLDER (as csl_ai/data) and start --write from them",
+    )
+    parser.add_argument(
         "--no-stage", action="store_true", help="fit the budget-only map (no stage terms), for comparison"
     )
     parser.add_argument(
@@ -181,11 +203,12 @@ def main() -> int:
             for opponent in args.tune.split(","):
                 for budget in budgets:
                     sets[f"{players}|fit|{opponent}|{budget}"] = collect(
-                        players, opponent, budget, args.deals, args.base, args.workers
+                        players, opponent, budget, args.deals, args.base, args.workers, args.all_sides, args.fitted
                     )
             for opponent in args.held_out.split(","):
                 sets[f"{players}|held|{opponent}|{args.held_out_budget}"] = collect(
-                    players, opponent, args.held_out_budget, args.deals, args.base + 500_000, args.workers
+                    players, opponent, args.held_out_budget, args.deals, args.base + 500_000, args.workers,
+                    args.all_sides, args.fitted,
                 )
             print(f"collected {players} players, {time.perf_counter() - started:.0f} s", flush=True)
         if args.save:
@@ -215,7 +238,7 @@ def main() -> int:
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
     if args.write is not None:
         fitted_counts = sorted({int(k.split("|")[0]) for k in sets})
-        FittedModels.shipped().refit(
+        models(args.fitted).refit(
             "win_calibration", "python " + " ".join(sys.argv), fitted_counts,
             win_calibration=[tuple(round(v, 4) for v in r) for r in rows],
         ).save(args.write)

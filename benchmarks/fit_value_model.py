@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
-from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
+from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
 from csl_ai.style import STYLE_SPACE, style_spec  # noqa: E402
 from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
@@ -76,12 +76,7 @@ def play(task: tuple[int, int, tuple[str, ...], bool]) -> list[tuple[int, np.nda
     points) at each later round's start."""
     players, seed, seats, all_sides = task
     rng = random.Random(seed)
-    if all_sides or seed % 2:
-        sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
-        star = rng.choice(tuple(StarOption))
-        rules = RulesConfig(players=players, sides=sides, star_option=star)  # type: ignore[arg-type]
-    else:
-        rules = RulesConfig(players=players)
+    rules = drawn_rules(players, rng) if all_sides or seed % 2 else RulesConfig(players=players)
     game = Game(rules, seed=seed)
     agents = [make_agent(seat_spec(rng.choice(seats), rng), rng.getrandbits(62)) for _ in range(players)]
     rows: list[tuple[int, np.ndarray]] = []

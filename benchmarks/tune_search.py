@@ -139,7 +139,7 @@ from csl_ai.agents import Agent, HeuristicAgent, IsmctsAgent, make_agent  # noqa
 from csl_ai.game import Game, Observation  # noqa: E402
 from csl_ai.moves import Allocate, Declare, Move  # noqa: E402
 from csl_ai.errors import CslError  # noqa: E402
-from csl_ai.rules import RulesConfig, Side, StarOption  # noqa: E402
+from csl_ai.rules import RulesConfig, Side, drawn_rules  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit, heuristic_move, search, world_sampler  # noqa: E402
 from csl_ai.search.fitted import FittedModels  # noqa: E402
 from csl_ai.seeds import decision_seed, joined_seed  # noqa: E402
@@ -234,10 +234,7 @@ def deal_rules(args: dict[str, Any], deal: int) -> RulesConfig:
     "all" drawn from the 16 side combinations and both star options by the deal's seed."""
     sides = args.get("sides", "AAAA")
     if sides == "all":
-        rng = random.Random(joined_seed(args["base"], deal, "sides"))
-        chosen = tuple(rng.choice((Side.A, Side.B)) for _ in range(4))
-        star = rng.choice(tuple(StarOption))
-        return RulesConfig(players=args["players"], sides=chosen, star_option=star)  # type: ignore[arg-type]
+        return drawn_rules(args["players"], random.Random(joined_seed(args["base"], deal, "sides")))
     return RulesConfig(players=args["players"], sides=tuple(Side(c) for c in sides))  # type: ignore[arg-type]
 
 

@@ -26,6 +26,7 @@ spider ×1, spider ×2, leopard ×1, leopard ×2, stars. The index of a card in
 from __future__ import annotations
 
 import os
+import random
 import tomllib
 from collections import Counter
 from collections.abc import Mapping
@@ -413,6 +414,14 @@ Sides = tuple[Side, Side, Side, Side]
 """One side per kind, indexed by Kind."""
 
 ALL_A: Final[Sides] = (Side.A, Side.A, Side.A, Side.A)
+
+
+def drawn_rules(players: int, rng: random.Random) -> RulesConfig:
+    """Rules with the sides (each kind A or B) and the star option drawn uniformly by rng,
+    the 32 scorings a benchmark or a fit should cover rather than the default alone."""
+    sides = tuple(rng.choice((Side.A, Side.B)) for _ in range(len(Kind)))
+    star = rng.choice(tuple(StarOption))
+    return RulesConfig(players=players, sides=sides, star_option=star)  # type: ignore[arg-type]
 
 
 def parse_sides(text: str) -> Sides:
