@@ -1,5 +1,7 @@
 """Candy Lab records (``candylab-record``) and its commands: `csl play --game candy-lab`,
-`csl replay --game candy-lab`, `csl best-move --game candy-lab`, through typer's CliRunner.
+`csl replay`, `csl best-move`, `csl analyze` and `csl tournament` (``--game candy-lab``),
+through typer's CliRunner (the tournament's runs, resume and Ray:
+tests/test_candylab_tournament.py).
 
 A record round-trips (saved, loaded, replayed to the same game); a broken or tampered
 record fails with one line naming the field; a person's typed moves are checked with
@@ -326,7 +328,10 @@ def test_duplicate_schedule_rotates_every_agent_round_every_deal() -> None:
     [
         (["--agents", "heuristic,random,random", "--players", "2"], "at most 2 agents"),
         (["--agents", "minimax"], "unknown agent"),
-        (["--agents", "random", "--ray"], "--ray: not an option of a Candy Lab tournament"),
+        (["--agents", "random", "--sides", "candy=B"],
+         "--sides: not an option of a Candy Lab tournament"),
+        (["--agents", "random", "--workers", "0", "--ray"], "--ray: --workers 0 plays without Ray"),
+        (["--agents", "random", "--ray-token-file", "t"], "--ray-token-file: goes with --address"),
         (["--players", "2"], "--agents: missing"),
     ],
 )
@@ -344,3 +349,83 @@ def test_a_tournament_of_too_few_deals_shows_no_interval(tmp_path: Path) -> None
     assert "No 95% intervals: 1 deal played" in result.stdout and "95% [" not in result.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert all(s["ci95"] is None for s in summary["standings"])
+
+
+# --- analyze --------------------------------------------------------------------------
+def _short_record(tmp_path: Path) -> tuple[Path, Game]:
+    """A finished 2-player game between random and heuristic, saved."""
+    game = play_game(CandyLabRules(players=2), [RandomAgent(1), HeuristicAgent()], seed=3)
+    path = tmp_path / "short.json"
+    save_record(game_to_record(game, agents=["random", "heuristic"]), path)
+    return path, game
+
+
+def test_analyze_reports_each_decision_in_json(tmp_path: Path) -> None:
+    from csl_ai.candylab.analysis import candidates_of, decisions
+
+    path, game = _short_record(tmp_path)
+    args = ["analyze", "--game", "candy-lab", str(path), "-i", "8", "--seat", "1", "--json"]
+    result = invoke(args)
+    assert_ok(result)
+    report = json.loads(result.stdout)
+    assert report["game"] == "candy-lab" and report["iterations"] == 8 and report["level"] is None
+    mine = [(d, candidates_of(g)) for d, g in decisions(game) if d.seat == 1]
+    assert [r["move_index"] for r in report["decisions"]] == [d.index for d, _ in mine]
+    for r, (d, candidates) in zip(report["decisions"], mine):
+        assert r["played"] == game.move_text(d.move) and r["seat"] == 1
+        assert r["candidates"] == candidates
+        if candidates == 1:
+            assert r["verdict"] == "forced" and r["engine"] is None and r["iterations"] == 0
+            continue
+        assert r["verdict"] in ("ok", "close", "blunder", "n/a")
+        assert r["iterations"] == (32 if r["rechecked"] else 8)
+        assert r["engine"] is not None and 0 <= r["best_win_probability"] <= 1
+        if r["loss"] is not None:
+            assert r["loss"] == pytest.approx(
+                max(0.0, r["best_win_probability"] - r["played_win_probability"])
+            )
+        if r["agrees"]:
+            assert r["loss"] == 0.0
+    row = report["summary"][0]
+    assert row["seat"] == 1 and row["decisions"] == len(mine)
+    assert row["blunders"] == sum(r["verdict"] == "blunder" for r in report["decisions"])
+    assert invoke(args).stdout == result.stdout, "the same seed, the same report"
+
+
+def test_analyze_text_report_lists_every_decision_with_all(tmp_path: Path) -> None:
+    path, game = _short_record(tmp_path)
+    result = invoke(["analyze", "--game", "candy-lab", str(path), "-i", "6", "--seat", "0",
+                     "--all", "--threshold", "0.2"])
+    assert_ok(result)
+    out = result.stdout
+    assert out.startswith(f"Analysis of '{path}' (Candy Lab, 2 players, ")
+    assert "at 6 iterations a decision" in out and "Seats: seat 0 random" in out
+    assert "played → engine" in out and "Summary" in out
+    assert "t1 #" in out and ("engine agrees" in out or " → " in out)
+    assert "forced" in out
+
+
+def test_analyze_refuses_a_broken_record_in_one_line(tmp_path: Path) -> None:
+    path, _ = _short_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["result"]["scores"][0] += 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    assert_one_line_error(
+        invoke(["analyze", "--game", "candy-lab", str(bad), "-i", "5"]), "result.scores[0]: recorded"
+    )
+    record = json.loads(path.read_text())
+    record["moves"][2] = "fly away"
+    bad.write_text(json.dumps(record))
+    result = invoke(["analyze", "--game", "candy-lab", str(bad), "-i", "5", "--json"])
+    assert_one_line_error(result, "moves[2]: 'fly away'")
+    assert json.loads(result.stdout)["error"]["kind"] == "InvalidRecordError"
+    bad.write_text("{not json")
+    assert_one_line_error(invoke(["analyze", "--game", "candy-lab", str(bad)]), "bad JSON")
+    for args, fragment in [
+        (["--level", "huge"], "--level: unknown level 'huge'"),
+        (["--level", "fast", "-i", "5"], "--level and --iterations"),
+        (["--seat", "2"], "--seat: seat 2 is not in this 2-player game"),
+        (["--threads", "2"], "--threads: not an option of Candy Lab"),
+    ]:
+        assert_one_line_error(invoke(["analyze", "--game", "candy-lab", str(path), *args]), fragment)

@@ -17,7 +17,10 @@ Modules, each importing only those above it:
 - ``search``: the determinized ISMCTS over that interface (``search(obs, limit)``);
 - ``players``: the search as an agent, and agents by spec (``make_agent("ismcts:normal")``);
 - ``notation`` and ``records``: moves as text, and ``candylab-record`` game records;
-- ``duplicate``: a tournament on duplicate deals.
+- ``duplicate``: a tournament on duplicate deals: its schedule, seeds, games and standings;
+- ``tournament``: where those games are played (this process or Ray, through CSL's
+  tournament harness), a run's folder and its resume;
+- ``analysis``: the blunder report of a record (``csl analyze --game candy-lab``).
 
 The game interface a shared search needs (OpenSpiel's ``State`` in spirit), all in
 ``core`` over a ``State``; a C port keeps the same names and meanings:

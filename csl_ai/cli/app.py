@@ -418,6 +418,13 @@ def analyze(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print only a JSON report on stdout.")
     ] = False,
+    game: Annotated[
+        GameName,
+        typer.Option(
+            "--game", help=GAME_HELP + " For candy-lab, RECORD is a candylab-record and "
+            "--level is its search's (fast, normal, strong: 100, 400, 1,600 iterations)."
+        ),
+    ] = GameName.CSL,
 ) -> None:
     """A blunder report: the engine's choice beside each move played, and the win probability lost.
 
@@ -443,6 +450,15 @@ def analyze(
     check_seed(seed)
     if not 0 <= threshold <= 1:
         raise CliInputError(f"--threshold: must be between 0 and 1, got {threshold!r}")
+    if game is GameName.CANDY_LAB:
+        from csl_ai.cli import candylab_cmd
+
+        candylab_cmd.refuse_options("Candy Lab", {"--threads": threads != 1})
+        candylab_cmd.analyze_command(
+            record, seat=seat, level=level, iterations=iterations, seed=seed,
+            threshold=threshold, as_json=as_json, show_all=show_all, console=_console(),
+        )
+        return
     level, budget = search_budget(level, iterations)
     analyze_command(
         record, _console(), seat, level, budget, threads, seed, threshold, as_json, show_all

@@ -1,4 +1,4 @@
-"""The Candy Lab faces of `csl play`, `csl replay` and `csl best-move` (``--game candy-lab``).
+"""The Candy Lab faces of the commands (``--game candy-lab``): play, replay, best-move, analyze, tournament.
 
 The commands in ``csl_ai.cli.app`` take a ``--game`` option (`GameName`) and hand a Candy
 Lab run to the functions here:
@@ -11,7 +11,10 @@ Lab run to the functions here:
   comes back. The record (``candylab-record``) is saved when the game ends, and also
   when it is cut short (quit, end of input, Ctrl-C);
 - `replay_command`: re-check a record move by move and show it;
-- `best_move_command`: search the decision at the end of an unfinished record.
+- `best_move_command`: search the decision at the end of an unfinished record;
+- `analyze_command`: the blunder report of a record (``csl analyze --game candy-lab``);
+- `tournament_command`: agents on duplicate deals, in this process or on Ray, as CSL's
+  tournaments are played (``csl tournament --game candy-lab``, ``--resume``).
 
 Everything heavy (the rules, the search) is imported when a command runs.
 """
@@ -28,6 +31,7 @@ from rich.console import Console
 from csl_ai.cli.common import (
     EXIT_FAILURE,
     CliInputError,
+    fail,
     interrupt_exit_code,
     interrupt_text,
 )
@@ -382,6 +386,174 @@ def _print_search(
         _say(console, f"... {len(result.moves) - top} more (--top N to list more)")
 
 
+# --- analyze --------------------------------------------------------------------------
+def analyze_command(
+    path: str,
+    *,
+    seat: int | None,
+    level: str | None,
+    iterations: int | None,
+    seed: int,
+    threshold: float,
+    as_json: bool,
+    show_all: bool,
+    console: Console,
+) -> None:
+    """`csl analyze --game candy-lab RECORD`: the blunder report of a Candy Lab record
+    (``csl_ai.candylab.analysis``), as `csl analyze` gives CSL's: each decision of the
+    chosen seats searched from that seat's view, the engine's choice beside the move
+    played and the win lost; the record is checked in full first (one line naming the
+    first bad field or move)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from csl_ai.candylab.analysis import RECHECK_FACTOR, analyze_game, summary_rows
+    from csl_ai.candylab.players import DEFAULT_LEVEL, LEVELS
+    from csl_ai.candylab.records import load_record, replay_record
+    from csl_ai.cli.render import percent
+    from csl_ai.cli.review import VERDICT_STYLES
+
+    if level is not None and level not in LEVELS:
+        raise CliInputError(
+            f"--level: unknown level {short_repr(level)} (expected {', '.join(LEVELS)})"
+        )
+    if level is not None and iterations is not None:
+        raise CliInputError(
+            f"--level and --iterations: give one budget (level {level} is "
+            f"{LEVELS[level]:,} iterations)"
+        )
+    if iterations is None:
+        level = level or DEFAULT_LEVEL
+        iterations = LEVELS[level]
+    record = load_record(path)
+    reference = replay_record(record)
+    players = reference.players
+    if seat is not None and not 0 <= seat < players:
+        raise CliInputError(
+            f"--seat: seat {seat} is not in this {players}-player game (seats 0..{players - 1})"
+        )
+    seats = [seat] if seat is not None else list(range(players))
+    live = console.is_terminal and not as_json
+
+    def show_progress(index: int, total: int, decision: Any) -> None:
+        console.print(
+            f"analysing {decision.where} seat {decision.seat} ({index + 1}/{total})",
+            end="\r", markup=False, highlight=False,
+        )
+
+    reports = analyze_game(
+        reference, seats, iterations, seed, show_progress if live else None, threshold
+    )
+    if live:
+        console.print(" " * (console.width - 1), end="\r")
+    rows = summary_rows(reports, seats)
+    text = reference.move_text
+    if as_json:
+        import typer
+
+        typer.echo(
+            json.dumps(
+                {
+                    "game": "candy-lab",
+                    "record": path,
+                    "level": level,
+                    "iterations": iterations,
+                    "recheck_iterations": RECHECK_FACTOR * iterations,
+                    "seed": seed,
+                    "threshold": threshold,
+                    "decisions": [r.to_json(text) for r in reports],
+                    "summary": rows,
+                },
+                indent=2,
+            )
+        )
+        return
+    budget = (f"level {level}, " if level is not None else "") + f"{iterations:,} iterations"
+    _say(
+        console,
+        f"Analysis of {path_label(path)} (Candy Lab, {players} players, {len(reports)} "
+        f"decisions) at {budget} a decision. win, best: the share of the win the search "
+        "expects after the played move and after its own choice (a win shared by k counts "
+        f"1/k), ± its 95% interval. blunder: loses {percent(threshold)} or more, intervals "
+        "apart; close: loses as much, intervals overlap even after a second search "
+        f"(*: {RECHECK_FACTOR * iterations:,} iterations).",
+    )
+    agents = record.get("agents")
+    if agents:
+        _say(console, "Seats: " + ", ".join(f"seat {s} {agents[s]}" for s in seats))
+
+    def win_cell(win: float | None, interval: tuple[float, float] | None) -> str:
+        if win is None:
+            return "-"
+        if interval is None:
+            return percent(win) + " ±?"
+        return f"{percent(win)} ±{100 * max(win - interval[0], interval[1] - win):.1f}"
+
+    listed = [r for r in reports if show_all or r.flagged]
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("when", "seat", "played → engine", "win", "best", "loss", "verdict"):
+        table.add_column(column, justify="right" if column in ("win", "best", "loss") else "left")
+    for r in listed:
+        played = text(r.decision.move)
+        if r.engine is None:
+            moves = Text(played) + Text("  (forced)", style="dim")
+        elif r.agrees:
+            moves = Text(played) + Text("  (engine agrees)", style="dim")
+        else:
+            moves = Text(f"{played} → {text(r.engine)}")
+        table.add_row(
+            Text(r.decision.where),
+            Text(str(r.decision.seat)),
+            moves,
+            Text(win_cell(r.played_win, r.played_ci)),
+            Text(win_cell(r.best_win, r.best_ci)),
+            Text("-" if r.loss is None else percent(r.loss)),
+            Text(r.verdict + ("*" if r.rechecked else ""), style=VERDICT_STYLES[r.verdict]),
+        )
+    if listed:
+        console.print(table)
+    else:
+        _say(console, "No blunders or close calls found.")
+    flagged = {r.decision.index for r in reports if r.flagged}
+    if flagged:
+        from csl_ai.candylab.analysis import decisions
+
+        _say(console, "On the table at each blunder and close call:")
+        cat = reference.rules.catalogue
+        for decision, game in decisions(reference):
+            if decision.index not in flagged:
+                continue
+            obs = game.observation(decision.seat)
+            hand = " ".join(cat.order_text(c) for c in _bits(obs.hand)) or "empty"
+            belt = " ".join(cat.bar_text(b) for b in obs.belt) or "empty"
+            pending = " ".join(cat.bar_text(b) for b in _bits(obs.pending))
+            _say(
+                console,
+                f"  {decision.where} seat {decision.seat} ({decision.phase}): hand {hand}; "
+                f"belt {belt}" + (f"; effects to apply {pending}" if pending else ""),
+            )
+    summary = Table(title="Summary", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("seat", "decisions", "judged", "mean loss", "total loss", "blunders", "close"):
+        summary.add_column(column, justify="left" if column == "seat" else "right")
+    for row in rows:
+        summary.add_row(
+            f"seat {row['seat']}",
+            str(row["decisions"]),
+            str(row["evaluated"]),
+            percent(row["mean_loss"]) if row["mean_loss"] is not None else "-",
+            percent(row["total_loss"]),
+            str(row["blunders"]),
+            str(row["close"]),
+        )
+    console.print(summary)
+
+
+def _bits(mask: int) -> list[int]:
+    from csl_ai.bits import bits
+
+    return list(bits(mask))
+
+
 # --- tournament -----------------------------------------------------------------------
 def tournament_command(
     *,
@@ -393,87 +565,127 @@ def tournament_command(
     workers: int | None,
     quiet: bool,
     console: Console,
+    address: str | None = None,
+    ray_token_file: str | None = None,
+    always_ray: bool = False,
+    batch: int | None = None,
+    resume: str | None = None,
 ) -> None:
-    """`csl tournament --game candy-lab`: agents on duplicate deals (`duplicate.run`, in
-    this process or on worker processes; not the CSL Ray harness), the standings with
-    95% intervals; with --out, DIR/games.jsonl (one record a line) and DIR/summary.json."""
+    """`csl tournament --game candy-lab`: agents on duplicate deals, the standings with 95%
+    intervals. The games are played as CSL's are (``csl_ai.candylab.tournament``: the
+    tournament harness, in this process or on Ray, with the same --workers, --ray,
+    --address, --ray-token-file and --batch); with --out DIR, DIR/tournament.json, then
+    DIR/games.jsonl (one record a line, written as games finish) and DIR/summary.json,
+    and ``--resume DIR`` plays only the games still missing. A run that fails (Ray
+    unreachable, workers dying, a game raising) says so in one line and exits 1, its
+    finished games kept."""
     from csl_ai.candylab import CandyLabRules
-    from csl_ai.candylab.duplicate import run, schedule, standings
-    from csl_ai.tournament.stats import MIN_INTERVAL_DEALS
+    from csl_ai.candylab import tournament as runs
+    from csl_ai.candylab.duplicate import DuplicateConfig
     from csl_ai.candylab.players import parse_spec
-    from csl_ai.candylab.records import record_to_json
-    from csl_ai.cli.tournament_cmd import split_agent_specs
-    from csl_ai.files import write_file_atomic
+    from csl_ai.cli.tournament_cmd import (
+        check_cluster_or_fail,
+        refuse_with_resume,
+        run_options,
+        split_agent_specs,
+    )
     from csl_ai.seeds import fresh_seed
+    from csl_ai.tournament.runner import TournamentRunError
+    from csl_ai.tournament.stats import MIN_INTERVAL_DEALS
 
-    if agents is None:
-        raise CliInputError("--agents: missing, e.g. --agents ismcts:normal,heuristic")
-    specs = list(split_agent_specs(agents))
-    for spec in specs:
-        parse_spec(spec)
-    n = players if players is not None else 4
-    check_players(n)
-    if len(specs) > n:
-        raise CliInputError(f"--agents: at most {n} agents for {n} players, got {len(specs)}")
-    count = games if games is not None else 100
-    if not 1 <= count <= 1_000_000:
-        raise CliInputError(f"--games: must be 1..1000000, got {count}")
-    jobs = len(schedule(specs, n, count))
-    if workers is not None and not 0 <= workers <= 256:
-        raise CliInputError(f"--workers: must be 0..256, got {workers}")
-    folder: Path | None = None
-    if out is not None:
-        folder = Path(out)
-        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-            raise CliInputError(f"--out: {path_label(folder)} exists and is not an empty folder")
-    run_seed = seed if seed is not None else fresh_seed(31)
-    rules = CandyLabRules(players=n)
+    options = run_options(workers, address, batch, quiet, ray_token_file, always_ray)
+    folder_name = resume if resume is not None else out
+    if resume is not None:
+        refuse_with_resume(
+            {"--agents": agents, "--players": players, "--games": games, "--seed": seed},
+            resume,
+            out,
+        )
+        config = runs.RunFolder.open(resume).config
+    else:
+        if agents is None:
+            raise CliInputError("--agents: missing, e.g. --agents ismcts:normal,heuristic")
+        specs = list(split_agent_specs(agents))
+        for spec in specs:
+            parse_spec(spec)
+        n = players if players is not None else 4
+        check_players(n)
+        if len(specs) > n:
+            raise CliInputError(
+                f"--agents: at most {n} agents for {n} players, got {len(specs)}"
+            )
+        count = games if games is not None else 100
+        if not 1 <= count <= 1_000_000:
+            raise CliInputError(f"--games: must be 1..1000000, got {count}")
+        config = DuplicateConfig(
+            agents=tuple(specs),
+            rules=CandyLabRules(players=n),
+            games=count,
+            seed=seed if seed is not None else fresh_seed(31),
+        )
+        if out is not None:
+            runs.RunFolder.check_new(out)
+    check_cluster_or_fail(options)
+    n, jobs = config.players, config.total_games
     _say(
         console,
-        f"Candy Lab tournament: {', '.join(specs)}; {n} players, {jobs} games on "
-        f"{jobs // n} duplicate deals, seed {run_seed}.",
+        f"Candy Lab tournament: {', '.join(config.agents)}; {n} players, {jobs} games on "
+        f"{config.deals} duplicate deals, seed {config.seed}"
+        + (f"; resuming {path_label(resume)}." if resume is not None else "."),
     )
+    shown = [0]
 
-    def progress(outcome: Any, done: int, total: int) -> None:
-        if not quiet and (done % max(1, total // 10) == 0 or done == total):
+    def progress(done: int, total: int) -> None:
+        step = max(1, total // 10)
+        if not quiet and (done // step > shown[0] // step or done == total):
             _say(console, f"  {done}/{total} games")
+        shown[0] = done
 
-    outcomes = run(specs, rules, count, run_seed, workers or 1, progress)
-    table = standings(specs, outcomes, run_seed)
-    for st in table:
+    notes = Console(stderr=True, highlight=False)
+
+    def say(text: str) -> None:
+        notes.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+    try:
+        if resume is not None:
+            result = runs.resume(resume, options, say=say, progress=progress)
+        else:
+            result = runs.start(config, out, options, say=say, progress=progress)
+    except TournamentRunError as e:
+        message = str(e)
+        if folder_name is None:
+            message = message.replace("; games finished so far are kept, continue with --resume", "")
+        fail(message, EXIT_FAILURE)
+    except KeyboardInterrupt as e:
+        kept = (
+            f"; finished games are kept in {str(folder_name)!r}: continue with --resume "
+            f"{str(folder_name)!r}"
+            if folder_name is not None
+            else ""
+        )
+        fail(f"{interrupt_text(e)}{kept}", interrupt_exit_code(e))
+    for st in result.standings:
         interval = "" if st.ci95 is None else f"  95% [{st.ci95[0]:.1%}, {st.ci95[1]:.1%}]"
         _say(
             console,
             f"{st.agent:32s} win share {st.win_share:6.1%}{interval}  "
             f"({st.games} seats; fair {st.fair_share:.0%})",
         )
-    if table and table[0].ci95 is None:
-        deals = jobs // n
-        _say(console, f"No 95% intervals: {deals} deal{'' if deals == 1 else 's'} played, and an interval needs "
-                      f"{MIN_INTERVAL_DEALS} or more (raise --games)")
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = "".join(json.dumps(o.record, separators=(",", ":")) + "\n" for o in outcomes)
-        write_file_atomic(folder / "games.jsonl", lines, f"--out {path_label(folder)}/games.jsonl")
-        summary = {
-            "game": "candy-lab",
-            "agents": specs,
-            "players": n,
-            "games": len(outcomes),
-            "seed": run_seed,
-            "standings": [st.to_json() for st in table],
-        }
-        write_file_atomic(
-            folder / "summary.json",
-            record_to_json(summary),
-            f"--out {path_label(folder)}/summary.json",
+    if result.standings and result.standings[0].ci95 is None:
+        deals = len({o.job.deal for o in result.outcomes})
+        _say(
+            console,
+            f"No 95% intervals: {deals} deal{'' if deals == 1 else 's'} played, and an "
+            f"interval needs {MIN_INTERVAL_DEALS} or more (raise --games)",
         )
-        _say(console, f"Results in {path_label(folder)}: games.jsonl, summary.json")
+    if folder_name is not None:
+        _say(console, f"Results in {path_label(folder_name)}: tournament.json, games.jsonl, summary.json")
 
 
 __all__ = [
     "GAME_HELP",
     "GameName",
+    "analyze_command",
     "best_move_command",
     "parse_humans",
     "play_command",

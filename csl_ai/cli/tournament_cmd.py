@@ -63,6 +63,10 @@ the games still missing, once every line of games.jsonl is checked against
 tournament.json (agents, rules, deck, seeds, schedule); a line of another tournament
 stops it. --address HOST:PORT joins a cluster with token authentication (what `ray start
 --head` turns on) with the token of --ray-token-file, RAY_AUTH_TOKEN or ~/.ray/auth_token.
+
+--game candy-lab: Candy Lab agents (random, heuristic, ismcts[:LEVEL|iters=N]) at 2 to 4
+players, played and resumed the same way (not --sides, --star-option, --deck); DIR holds
+tournament.json, games.jsonl (one candylab-record a line) and summary.json.
 """ + RAY_NOTE
 
 SELFPLAY_EPILOG = """
@@ -164,7 +168,7 @@ def _rules(players: int | None, sides: str | None, star: StarOption | None, deck
     )
 
 
-def _refuse_with_resume(given: Mapping[str, object], resume: str, out: str | None) -> None:
+def refuse_with_resume(given: Mapping[str, object], resume: str, out: str | None) -> None:
     """A resumed run keeps its options: refuse any that would change its games."""
     for option, value in given.items():
         if value is not None:
@@ -176,7 +180,7 @@ def _refuse_with_resume(given: Mapping[str, object], resume: str, out: str | Non
         raise CliInputError(f"--out: give --out or --resume, not two directories ({out!r}, {resume!r})")
 
 
-def _run_options(
+def run_options(
     workers: int | None,
     address: str | None,
     batch: int | None,
@@ -207,7 +211,7 @@ def _run_options(
     )
 
 
-def _check_cluster(options: RunOptions) -> None:
+def check_cluster_or_fail(options: RunOptions) -> None:
     """Refuse, before the run is announced, a cluster that cannot be joined (one line, exit 1)."""
     from csl_ai.tournament import harness
     from csl_ai.tournament.runner import TournamentRunError
@@ -319,28 +323,32 @@ def register(app: typer.Typer) -> None:
         game: Annotated[GameName, typer.Option("--game", help=GAME_HELP)] = GameName.CSL,
     ) -> None:
         """Play agents against each other on duplicate deals and rank them with 95% intervals."""
+        if resume is not None and game is GameName.CSL:
+            from csl_ai.candylab.tournament import holds_candylab_run
+
+            game = GameName.CANDY_LAB if holds_candylab_run(resume) else game
         if game is GameName.CANDY_LAB:
             from csl_ai.cli import candylab_cmd
 
             candylab_cmd.refuse_options("a Candy Lab tournament", {
-                "--address": address is not None, "--ray-token-file": ray_token_file is not None,
-                "--ray": ray, "--batch": batch is not None, "--resume": resume is not None,
                 "--sides": sides is not None, "--star-option": star_option is not None,
                 "--deck": deck is not None,
             })
             candylab_cmd.tournament_command(
                 agents=agents, players=players, games=games, out=out, seed=seed,
                 workers=workers, quiet=quiet, console=Console(highlight=False),
+                address=address, ray_token_file=ray_token_file, always_ray=ray, batch=batch,
+                resume=resume,
             )
             return
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet, ray_token_file, ray)
+        options = run_options(workers, address, batch, quiet, ray_token_file, ray)
         if resume is not None:
             given = {"--agents": agents, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck}
-            _refuse_with_resume(given, resume, out)
+            refuse_with_resume(given, resume, out)
         else:
             if out is None:
                 raise CliInputError("--out: missing (where to write the results), or --resume DIR")
@@ -354,7 +362,7 @@ def register(app: typer.Typer) -> None:
                 seed=seed if seed is not None else fresh_seed(31),
             )
             _check_new_run(config, out, "--agents")
-            _check_cluster(options)
+            check_cluster_or_fail(options)
             _announce(config, out)
         summary, directory = _run(config, out, resume, options, "tournament")
         stdout = Console(highlight=False)
@@ -396,12 +404,12 @@ def register(app: typer.Typer) -> None:
         from csl_ai.tournament.runner import TournamentConfig
 
         config: TournamentConfig | None = None
-        options = _run_options(workers, address, batch, quiet, ray_token_file, ray)
+        options = run_options(workers, address, batch, quiet, ray_token_file, ray)
         if resume is not None:
             given = {"--agent": agent, "--players": players, "--games": games, "--seed": seed,
                      "--sides": sides, "--star-option": star_option, "--deck": deck,
                      "--training-rows": True if training_rows else None}
-            _refuse_with_resume(given, resume, out)
+            refuse_with_resume(given, resume, out)
         else:
             if out is None:
                 raise CliInputError("--out: missing (where to write the games), or --resume DIR")
@@ -417,7 +425,7 @@ def register(app: typer.Typer) -> None:
                 training_rows=training_rows,
             )
             _check_new_run(config, out, "--agent")
-            _check_cluster(options)
+            check_cluster_or_fail(options)
             _announce(config, out)
         summary, directory = _run(config, out, resume, options, "selfplay")
         typer.echo(f"{summary.games} games in {str(directory)!r}: {_result_files(directory)}")

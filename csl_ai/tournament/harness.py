@@ -5,6 +5,9 @@ The run's folder on disk (what it holds, how a run resumes from it) is
 is `csl_ai.tournament.ray_setup`. This module decides where the games are played, drives
 them there and writes them as they finish; it re-exports the names its callers use from
 those two modules (``ResultsDir``, the file names, ``connect_ray``, ``check_cluster``...).
+What it plays is a `BatchTask` (a function playing a batch of job ids, and its
+payload): CSL's games (`run_batch` on a `TournamentConfig`), or another game's through
+`play_batches` and `drive_ray` (Candy Lab's: ``csl_ai.candylab.tournament``).
 
 Fault tolerance: a batch whose worker died is retried by Ray (``task_retries``), then
 resubmitted by the driver (``max_resubmits``); a batch's games depend only on its job
@@ -33,7 +36,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -89,13 +92,16 @@ __all__ = [
     "SUMMARY_FILE",
     "TOKEN_HELP",
     "TRAINING_FILE",
+    "BatchTask",
     "ResultsDir",
     "RunOptions",
     "check_cluster",
     "check_reachable",
     "connect_ray",
     "cpus_here",
+    "drive_ray",
     "package_root",
+    "play_batches",
     "python_signal_handlers_kept",
     "ray_code_path",
     "ray_parallelism",
@@ -112,6 +118,8 @@ RAY_START_S: Final = 5.0
 """About what a local Ray instance adds to a run: ``ray.init``, its workers' first task
 and ``ray.shutdown`` took 4 to 6 s together on a 2-core machine (more on a slower or
 busier one). A run whose games would end sooner in this process is played here."""
+R = TypeVar("R")
+"""What a batch of games returns (`BatchTask`)."""
 LOCAL_CHUNK_S: Final = 0.25
 """Seconds of games played here between two writes (and two looks at the time left)."""
 
@@ -209,27 +217,28 @@ def _auto_batch(jobs: int, cpus: int) -> int:
     return max(1, min(MAX_AUTO_BATCH, -(-jobs // (16 * max(cpus, 1)))))
 
 
-def _play_here(
-    config: TournamentConfig, batch: Sequence[int], factory: AgentFactory | None
-) -> list[FinishedGame]:
-    """Play a batch in this process; a game's error is reported as on Ray: which jobs, what error."""
-    try:
-        return run_batch(config, batch, factory)
-    except Exception as e:  # noqa: BLE001
-        raise TournamentRunError(
-            f"a game failed in jobs {batch[0]}..{batch[-1]}: {type(e).__name__}: {_last_line(e)}"
-        ) from e
+@dataclass(frozen=True)
+class BatchTask(Generic[R]):
+    """Games to play batch by batch, wherever they are played: ``fn(payload, batch, *args)``
+    plays the jobs of batch (job ids) and returns their results, the same in whichever
+    process it runs. The harness plays CSL's tournaments through one (`run_batch` on a
+    `TournamentConfig`) and Candy Lab's through another (``csl_ai.candylab.tournament``).
 
+    On Ray, fn must be a module-level function (workers import it by name) and payload
+    and args must pickle; payload goes into Ray's object store once per run."""
 
-def _drive_inline(
-    config: TournamentConfig,
-    todo: Sequence[int],
-    options: RunOptions,
-    factory: AgentFactory | None,
-    on_batch: Callable[[Sequence[FinishedGame]], None],
-) -> None:
-    for batch in batches(todo, options.batch or _auto_batch(len(todo), 1)):
-        on_batch(_play_here(config, batch, factory))
+    fn: Callable[..., R]
+    payload: Any
+    args: tuple[Any, ...] = ()
+
+    def here(self, batch: Sequence[int]) -> R:
+        """Play a batch in this process; a game's error is reported as on Ray: which jobs, what error."""
+        try:
+            return self.fn(self.payload, batch, *self.args)
+        except Exception as e:  # noqa: BLE001
+            raise TournamentRunError(
+                f"a game failed in jobs {batch[0]}..{batch[-1]}: {type(e).__name__}: {_last_line(e)}"
+            ) from e
 
 
 def cpus_here() -> int:
@@ -270,17 +279,16 @@ def _ray_pays_off(games_left: int, seconds_per_game: float, parallel: int) -> bo
 
 
 def _drive_here_first(
-    config: TournamentConfig,
+    task: BatchTask[R],
     todo: Sequence[int],
     options: RunOptions,
-    factory: AgentFactory | None,
-    on_batch: Callable[[Sequence[FinishedGame]], None],
-    tick: Callable[[], None],
+    on_batch: Callable[[R], None],
+    on_ray: Callable[[Sequence[int]], None],
     say: Callable[[str], None],
 ) -> None:
     """Play in this process, timing the games, while the games left would end here before
-    Ray wins back its start-up; hand the rest to Ray as soon as they would not. The first
-    game is played alone, then chunks of about LOCAL_CHUNK_S seconds."""
+    Ray wins back its start-up; hand the rest to Ray (on_ray) as soon as they would not.
+    The first game is played alone, then chunks of about LOCAL_CHUNK_S seconds."""
     parallel = ray_parallelism(options)
     played, seconds = 0, 0.0
     said_here = False
@@ -303,7 +311,7 @@ def _drive_here_first(
                     f"in this process, more than Ray's start-up (about {RAY_START_S:g} s) "
                     f"costs with {parallel} workers sharing them."
                 )
-                _drive_ray(config, todo[played:], options, factory, on_batch, tick)
+                on_ray(todo[played:])
                 return
             if not said_here:
                 say_here()
@@ -311,7 +319,7 @@ def _drive_here_first(
         size = max(1, min(MAX_AUTO_BATCH, int(LOCAL_CHUNK_S / per_game))) if played else 1
         batch = todo[played : played + size]
         began = time.perf_counter()
-        finished = _play_here(config, batch, factory)
+        finished = task.here(batch)
         seconds += max(time.perf_counter() - began, 1e-6)
         played += len(batch)
         on_batch(finished)
@@ -326,14 +334,19 @@ def _play_batch(
     return run_batch(config, job_ids, factory)
 
 
-def _drive_ray(
-    config: TournamentConfig,
+def drive_ray(
+    task: BatchTask[R],
     todo: Sequence[int],
     options: RunOptions,
-    factory: AgentFactory | None,
-    on_batch: Callable[[Sequence[FinishedGame]], None],
+    on_batch: Callable[[R], None],
     tick: Callable[[], None],
 ) -> None:
+    """Play todo's jobs on Ray (started or joined as options say, `connect_ray`) in batches
+    of task, calling on_batch with each batch's results as it returns and tick between
+    waits. A batch whose worker died is retried by Ray (options.task_retries), then
+    resubmitted (options.max_resubmits); TournamentRunError (one line) when a game raises,
+    a batch's workers keep dying or the cluster is lost: the batches already returned
+    have been handed to on_batch."""
     import ray
     from ray.exceptions import RayError, RayTaskError
 
@@ -346,13 +359,13 @@ def _drive_ray(
         # On a cluster with --workers K, at most K batches are out at once.
         in_flight = options.workers if options.address and options.workers else 2 * cpus
         size = options.batch or _auto_batch(len(todo), slots)
-        task = ray.remote(_play_batch).options(max_retries=options.task_retries, retry_exceptions=False)
-        config_ref = ray.put(config)
+        remote = ray.remote(task.fn).options(max_retries=options.task_retries, retry_exceptions=False)
+        payload_ref = ray.put(task.payload)
         queue = deque(batches(todo, size))
         pending: dict[Any, tuple[tuple[int, ...], int]] = {}
 
         def submit(batch: tuple[int, ...], attempt: int) -> None:
-            pending[task.remote(config_ref, batch, factory)] = (batch, attempt)
+            pending[remote.remote(payload_ref, batch, *task.args)] = (batch, attempt)
 
         try:
             while queue or pending:
@@ -396,11 +409,53 @@ def _drive_ray(
             ray.shutdown()
 
 
+def _drive_ray(
+    config: TournamentConfig,
+    todo: Sequence[int],
+    options: RunOptions,
+    factory: AgentFactory | None,
+    on_batch: Callable[[Sequence[FinishedGame]], None],
+    tick: Callable[[], None],
+) -> None:
+    """CSL's games on Ray (`drive_ray`); tests put a stand-in here."""
+    drive_ray(BatchTask(_play_batch, config, (factory,)), todo, options, on_batch, tick)
+
+
 def _one_at_a_time(options: RunOptions) -> str:
     """Why a run with workers other than 0 plays one game at a time anyway."""
     if options.workers == 1:
         return "--workers 1 plays one game at a time"
     return "this machine has one CPU, so games are played one at a time either way"
+
+
+def play_batches(
+    task: BatchTask[R],
+    todo: Sequence[int],
+    options: RunOptions,
+    on_batch: Callable[[R], None],
+    tick: Callable[[], None],
+    say: Callable[[str], None],
+    on_ray: Callable[[Sequence[int]], None] | None = None,
+) -> None:
+    """Play todo's jobs where options say (`where_to_play`): on Ray (`drive_ray`, or
+    on_ray), here first while Ray would not pay for its start-up, or in this process;
+    on_batch gets each batch's results as they come, and say what the run should be told
+    of where it plays."""
+    if on_ray is None:
+
+        def on_ray(rest: Sequence[int]) -> None:
+            drive_ray(task, rest, options, on_batch, tick)
+
+    where = where_to_play(options) if todo else "here"
+    if where == "ray":
+        on_ray(todo)
+    elif where == "measure":
+        _drive_here_first(task, todo, options, on_batch, on_ray, say)
+    elif todo:
+        if options.workers != 0:
+            say(f"Playing in this process, without Ray: {_one_at_a_time(options)}.")
+        for batch in batches(todo, options.batch or _auto_batch(len(todo), 1)):
+            on_batch(task.here(batch))
 
 
 def start(
@@ -471,17 +526,12 @@ def _run_held(
     )
     with progress:
         tracker = _Tracker(results, done, progress)
-        where = where_to_play(options) if todo else "here"
-        if where == "ray":
-            _drive_ray(config, todo, options, factory, tracker.add, tracker.refresh)
-        elif where == "measure":
-            _drive_here_first(
-                config, todo, options, factory, tracker.add, tracker.refresh, console.print
-            )
-        elif todo:
-            if options.workers != 0:
-                console.print(f"Playing in this process, without Ray: {_one_at_a_time(options)}.")
-            _drive_inline(config, todo, options, factory, tracker.add)
+
+        def on_ray(rest: Sequence[int]) -> None:
+            _drive_ray(config, rest, options, factory, tracker.add, tracker.refresh)
+
+        task = BatchTask(_play_batch, config, (factory,))
+        play_batches(task, todo, options, tracker.add, tracker.refresh, console.print, on_ray)
     outcomes = [done[i] for i in sorted(done)]
     summary = summarize(config.agents, config.labels, config.players, outcomes, seed=config.seed)
     results.write_summary(summary, complete=len(done) == config.total_games)

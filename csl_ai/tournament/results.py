@@ -59,7 +59,7 @@ def _writing(path: Path) -> Iterator[None]:
         raise OutputWriteError(f"cannot write {path_label(path)}: {e.strerror or e}") from None
 
 
-def _complete_lines(path: Path) -> Iterator[bytes]:
+def complete_lines(path: Path) -> Iterator[bytes]:
     """The file's complete lines, streamed (without their newline).
 
     Once every line has been read, a trailing partial line (a kill mid-write) is cut off
@@ -198,7 +198,7 @@ class ResultsDir:
         path = self.path / GAMES_FILE
         done: dict[int, GameOutcome] = {}
         repeated: set[int] = set()
-        for lineno, raw in enumerate(_complete_lines(path), 1):
+        for lineno, raw in enumerate(complete_lines(path), 1):
             if not raw.strip():
                 continue
             where = f"{path}:{lineno}"
@@ -212,7 +212,7 @@ class ResultsDir:
             else:
                 done[outcome.job] = outcome
         if repeated:
-            _drop_lines(path, repeated)
+            drop_lines(path, repeated)
         if self.config.training_rows:
             self._clean_training_rows(set(done))
         return done
@@ -222,7 +222,7 @@ class ResultsDir:
         path = self.path / TRAINING_FILE
         seen: set[tuple[int, int]] = set()
         drop: set[int] = set()
-        for lineno, raw in enumerate(_complete_lines(path), 1):
+        for lineno, raw in enumerate(complete_lines(path), 1):
             if not raw.strip():
                 drop.add(lineno)
                 continue
@@ -233,7 +233,7 @@ class ResultsDir:
                 drop.add(lineno)
             seen.add(key)
         if drop:
-            _drop_lines(path, drop)
+            drop_lines(path, drop)
 
     def append(self, finished: Sequence[FinishedGame]) -> None:
         """Write a batch's training rows, then its games; each file flushed and fsynced."""
@@ -265,9 +265,9 @@ class ResultsDir:
                 plot_win_share(summary, tmp)
 
 
-def _drop_lines(path: Path, drop: set[int]) -> None:
+def drop_lines(path: Path, drop: set[int]) -> None:
     """Rewrite path without the lines numbered in drop (from 1), atomically."""
     with replacing(path, path_label(path)) as tmp, open(tmp, "wb") as out:
-        for lineno, raw in enumerate(_complete_lines(path), 1):
+        for lineno, raw in enumerate(complete_lines(path), 1):
             if lineno not in drop:
                 out.write(raw + b"\n")

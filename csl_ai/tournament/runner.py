@@ -305,7 +305,7 @@ def _rules_json(rules: RulesConfig) -> Any:
     return json.loads(json.dumps(rules.to_dict()))
 
 
-def _first_difference(found: object, expected: object, field: str) -> str | None:
+def first_difference(found: object, expected: object, field: str) -> str | None:
     """Where found differs from expected, as ``field.key is X, tournament.json gives Y``;
     None when they are equal. Objects are compared key by key, anything else whole."""
     if isinstance(found, Mapping) and found == expected:
@@ -314,7 +314,7 @@ def _first_difference(found: object, expected: object, field: str) -> str | None
         for key in expected:
             if key not in found:
                 return f"{field}.{key} is missing, tournament.json gives {short_repr(expected[key])}"
-            difference = _first_difference(found[key], expected[key], f"{field}.{key}")
+            difference = first_difference(found[key], expected[key], f"{field}.{key}")
             if difference is not None:
                 return difference
         extra = next((key for key in found if key not in expected), None)
@@ -364,7 +364,7 @@ def check_manifest(data: Mapping[str, Any], config: TournamentConfig, job: Job, 
         ),
     )
     for field_name, found, wanted in expected:
-        difference = _first_difference(found, wanted, field_name)
+        difference = first_difference(found, wanted, field_name)
         if difference is not None:
             raise TournamentError(
                 f"{where}: job {job.id} is not this tournament's: {difference} "
