@@ -85,6 +85,7 @@ cdef enum:
     N_CARD_FEATURES = 16
     N_SPLIT_FEATURES = 4
     N_VALUE_FEATURES = 15
+    SPLIT_FIRST = 10                  # the first split_* value feature (value.pxi)
     MAX_VALUE_ROUNDS = 6
     MAX_SPLIT_GAIN = 2 * MAX_SKY + 1  # entries of a split gain pmf (value.pxi)
     VALUE_BELOW_ROWS = 16             # candy counts whose split rows ValueTables keeps

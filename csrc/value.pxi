@@ -367,9 +367,11 @@ cdef inline int32_t _star_points(const State* st, int t, int32_t base) noexcept 
     return -10 if t == 2 else 0
 
 
-cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_FEATURES]) noexcept nogil:
+cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_FEATURES],
+                         bint with_split=True) noexcept nogil:
     """The features of every seat (f[seat]) from the face-up tallies, weather and face-down
-    cards of a round boundary. The gains are what seat_points' total gains with one or two
+    cards of a round boundary; without with_split the split_* features are left at 0 (a
+    value whose weights on them are all 0 does not need them). The gains are what seat_points' total gains with one or two
     more elements of a kind, in whole points as it counts them (the others' tallies as they
     are: one more candy changes only this seat's candy column; a change of candy, spider or
     leopard points moves the star column with it where that counts them, side A with three
@@ -424,7 +426,12 @@ cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_F
         others_star = star_seats - (1 if t > 0 else 0) > 0
         f[s][8] = 0.0 if others_star else f[s][7]
         f[s][9] = 1.0 if (st.cfg.side[KIND_STAR] == SIDE_B and t == 2 and not others_star) else 0.0
-    value_split_features(vt, st, rows, f)
+    if with_split:
+        value_split_features(vt, st, rows, f)
+        return
+    for s in range(n):
+        for k in range(SPLIT_FIRST, N_VALUE_FEATURES):
+            f[s][k] = 0.0
 
 
 cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
@@ -438,11 +445,15 @@ cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
     cdef double z[MAX_PLAYERS]
     cdef int s, i, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round, outright
     cdef double top = -1e300, total = 0.0
+    cdef bint with_split = False
     if left < 1:
         left = 1
     elif left > MAX_VALUE_ROUNDS:
         left = MAX_VALUE_ROUNDS
-    value_features(vt, st, f)
+    for i in range(SPLIT_FIRST, N_VALUE_FEATURES):
+        if w[left - 1][i] != 0.0 or pw[left - 1][i + 1] != 0.0:
+            with_split = True
+    value_features(vt, st, f, with_split)
     for s in range(n):
         z[s] = 0.0
         pts[s] = pw[left - 1][0]
