@@ -20,6 +20,12 @@ Rows and targets (issue 3):
                            NAME = cautious, leopards, stars, trumps, bettor; target >= 45%.
                            Not in the default run: add them with --zoo, or name them (or
                            'zoo') in --only.
+  travel-heuristic-SIDES-4p `ismcts:normal` against three heuristics on sides BBBB, ABAB and
+                           BAAB (candy, spider, leopard, star); issue 36's target >= 50%.
+  travel-style-SIDES-4p    `ismcts:normal` against three style bots (csl_ai/style.py, built
+                           from the scoring, outside the heuristic's family) and against each
+                           saved style (exploiters found by benchmarks/exploit.py), on AAAA and
+                           BBBB. Not in the default run: --only travel.
   efficiency-normal-4p     `ismcts:normal` (the level: its time a decision, 15k iterations at 4
   efficiency-old-strong-4p players) and the old `strong`: 50k iterations of the search that plays
                            every later round out (value_horizon 0), on the same deals against
@@ -75,9 +81,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from csl_ai.agents import Agent, AgentSpecError, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
-from csl_ai.rules import Kind, RulesConfig  # noqa: E402
+from csl_ai.rules import Kind, RulesConfig, Side  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit
 from csl_ai.seeds import joined_seed  # noqa: E402
+from csl_ai.style import saved_styles  # noqa: E402
 from strength_metrics import (  # noqa: E402
     Bet,
     BetSummary,
@@ -102,6 +109,9 @@ ZOO_BOTS = ("cautious", "leopards", "stars", "trumps", "bettor")
 CALIBRATION_TOLERANCE = 0.04
 """Issue 12: every decile of the win estimate within 4 points of its realised share."""
 ZOO_TARGET = 0.45
+TRAVEL_SIDES = ("BBBB", "ABAB", "BAAB")
+TRAVEL_TARGET = 0.50
+"""Issue 36: `normal` against three heuristic bots on other scorings than the default."""
 OLD_STRONG_ITERATIONS = 50_000
 PLAYOUTS_SPEC = "playouts:iters="
 """A bench-only spec: ISMCTS whose playouts deal and play every later round out (the search
@@ -121,6 +131,12 @@ class Row:
     opponent: str
     target: float | None = None
     group: str = "main"
+    sides: str = "AAAA"
+    """Scoring sides of candy, spider, leopard and star."""
+
+    @property
+    def rules(self) -> RulesConfig:
+        return RulesConfig(players=self.players, sides=tuple(Side(c) for c in self.sides))  # type: ignore[arg-type]
 
     @property
     def opponent_set(self) -> str:
@@ -128,7 +144,7 @@ class Row:
         zoo bot it never met while tuning) or "-"."""
         if self.opponent in TUNING_OPPONENTS:
             return "tuning"
-        return "held-out" if self.opponent.startswith("zoo:") else "-"
+        return "held-out" if self.opponent.startswith(("zoo:", "style")) else "-"
 
 
 @dataclass(frozen=True)
@@ -235,7 +251,7 @@ def play_one(task: tuple[Row, int, int, int]) -> GameRecord:
         for seat in range(row.players)
     ]
     started = time.perf_counter()
-    game = play_game(RulesConfig(players=row.players), agents, base + deal)
+    game = play_game(row.rules, agents, base + deal)
     elapsed = time.perf_counter() - started
     result = game.result()
     totals = [line.total for line in result.scores]
@@ -324,7 +340,7 @@ def bet_summaries(row: Row, records: Sequence[GameRecord]) -> tuple[BetSummary, 
         for bet in rec.bets:
             (test if bet.seat == rec.rotation else opponents).setdefault(rec.deal, []).append(bet)
     rounds = sum(rec.rounds for rec in records)
-    last_round = RulesConfig(players=row.players).spec.rounds - 1
+    last_round = row.rules.spec.rounds - 1
     return (
         summarise_bets(test, rounds, last_round),
         summarise_bets(opponents, rounds * (row.players - 1), last_round),
@@ -389,6 +405,16 @@ def build_rows(main_iters: int, curve: Sequence[int], quick: bool = False) -> li
         Row(f"ismcts-vs-zoo-{bot}-4p", 4, ismcts, f"zoo:{bot}", ZOO_TARGET, "zoo")
         for bot in ZOO_BOTS
     ]
+    normal = "ismcts:fast" if quick else "ismcts:normal"
+    rows += [
+        Row(f"travel-heuristic-{sides}-4p", 4, normal, "heuristic", TRAVEL_TARGET, "travel", sides)
+        for sides in TRAVEL_SIDES
+    ]
+    rows += [
+        Row(f"travel-{spec.replace(':', '-')}-{sides}-4p", 4, normal, spec, None, "travel", sides)
+        for spec in ("style", *(f"style:{name}" for name in saved_styles()))
+        for sides in ("AAAA", "BBBB")
+    ]
     old_strong = OLD_STRONG_ITERATIONS // (QUICK_BUDGET_DIVISOR if quick else 1)
     rows += [
         Row("efficiency-normal-4p", 4, "ismcts:fast" if quick else "ismcts:normal", "heuristic", None, "efficiency"),
@@ -400,7 +426,7 @@ def build_rows(main_iters: int, curve: Sequence[int], quick: bool = False) -> li
 def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> list[Row]:
     """The rows named in `only` ('curve' and 'zoo' name their groups), else every row
     but the zoo rows; `zoo` adds the zoo rows to either."""
-    groups = {"curve", "zoo", "efficiency"}
+    groups = {"curve", "zoo", "efficiency", "travel"}
     if only:
         names = {r.name for r in rows} | groups
         for name in only:
@@ -413,7 +439,7 @@ def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> li
     def chosen_row(row: Row) -> bool:
         if row.name in wanted or (row.group in groups and row.group in wanted):
             return True
-        return not only and row.group not in ("zoo", "efficiency")
+        return not only and row.group not in ("zoo", "efficiency", "travel")
 
     chosen = [r for r in rows if chosen_row(r)]
     if "curve" in wanted and not any(r.name == "ismcts-vs-heuristic-4p" for r in chosen):
