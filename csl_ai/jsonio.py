@@ -335,9 +335,28 @@ def read_rules(value: object, err: ErrorClass) -> RulesConfig:
         raise err(str(e)) from None
 
 
+_GAME_FILES: Final = {
+    "csl-record": ("a Candy Spiders Leopards record", "without --game candy-lab"),
+    "csl-position": ("a Candy Spiders Leopards position", "without --game candy-lab"),
+    "candylab-record": ("a Candy Lab record", "with --game candy-lab"),
+}
+"""Files of one game by their format, and how the CLI reads them: the hint for a file of
+the other game."""
+
+
+def refuse_other_game(data: object, fmt: str, err: ErrorClass) -> None:
+    """Before any other check of a file expected in format fmt: one of the other game says
+    how to read it."""
+    found = data.get("format") if isinstance(data, Mapping) else None
+    other = _GAME_FILES.get(found) if isinstance(found, str) else None
+    if other is not None and fmt in _GAME_FILES and _GAME_FILES[fmt][1] != other[1]:
+        raise err(f"format: {found!r} is {other[0]}: read it {other[1]}")
+
+
 def check_header(data: Mapping[str, Any], fmt: str, version: int, err: ErrorClass) -> None:
     """The fixed ``format`` and ``version`` fields."""
     if data["format"] != fmt:
+        refuse_other_game(data, fmt, err)
         raise err(f"format: must be {fmt!r}, got {short_repr(data['format'])}")
     if not is_int(data["version"]) or data["version"] != version:
         raise err(

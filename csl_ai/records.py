@@ -39,6 +39,7 @@ from csl_ai.jsonio import (
     read_piles,
     read_rules,
     read_tricks,
+    refuse_other_game,
     round_to_json,
 )
 from csl_ai.moves import Allocate, Declare, Move, Play
@@ -266,6 +267,7 @@ def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 @guarded(InvalidRecordError, "record")
 def _parse(data: object) -> _Record:
+    refuse_other_game(data, RECORD_FORMAT, _ERR)
     top = check_object(data, "", _ERR, _REQUIRED, _OPTIONAL)
     check_header(top, RECORD_FORMAT, RECORD_VERSION, _ERR)
     rules = read_rules(top["rules"], _ERR)

@@ -429,3 +429,15 @@ def test_analyze_refuses_a_broken_record_in_one_line(tmp_path: Path) -> None:
         (["--threads", "2"], "--threads: not an option of Candy Lab"),
     ]:
         assert_one_line_error(invoke(["analyze", "--game", "candy-lab", str(path), *args]), fragment)
+
+
+def test_a_record_of_the_other_game_says_how_to_read_it(tmp_path: Path) -> None:
+    path, _ = _short_record(tmp_path)
+    for command in ("replay", "analyze"):
+        assert_one_line_error(invoke([command, str(path)]), "is a Candy Lab record: read it with --game candy-lab")
+    csl_record = tmp_path / "csl.json"
+    csl_record.write_text(json.dumps({"format": "csl-record", "version": 1}))
+    assert_one_line_error(
+        invoke(["replay", "--game", "candy-lab", str(csl_record)]),
+        "is a Candy Spiders Leopards record: read it without --game candy-lab",
+    )

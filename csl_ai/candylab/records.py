@@ -36,7 +36,7 @@ from csl_ai.errors import (
     short_repr,
 )
 from csl_ai.files import write_file_atomic
-from csl_ai.jsonio import check_header, check_object, format_json, is_int, read_json_file
+from csl_ai.jsonio import check_header, check_object, format_json, is_int, read_json_file, refuse_other_game
 
 RECORD_FORMAT: Final = "candylab-record"
 RECORD_VERSION: Final = 1
@@ -124,6 +124,7 @@ def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _shape(data: object) -> tuple[CandyLabRules, int, list[str], Mapping[str, Any] | None]:
+    refuse_other_game(data, RECORD_FORMAT, _ERR)
     data = check_object(data, "", _ERR, _REQUIRED, _OPTIONAL)
     check_header(data, RECORD_FORMAT, RECORD_VERSION, _ERR)
     try:
