@@ -49,16 +49,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
-from csl_ai.style import STYLE_SPACE, style_spec  # noqa: E402
+from csl_ai.style import STYLE_SPACE, saved_styles, style_spec  # noqa: E402
 from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
 TUNING_BOTS = ("heuristic", "zoo:cautious")
 RANDOM_STYLE = "style:random"
 """A seat token: a style bot with knobs drawn uniformly from STYLE_SPACE for each game."""
-LEAGUE = ("heuristic", "zoo:cautious", "zoo:stars", "style", RANDOM_STYLE, RANDOM_STYLE, "random")
+LEAGUE = (
+    "heuristic", "zoo:cautious", "zoo:stars", "style", RANDOM_STYLE, RANDOM_STYLE, "random",
+    *(f"style:{name}" for name in saved_styles()),
+)
 """--seats league: the population of issue 36's league that costs no search: the tuning
 bots, the zoo's star hunter, style bots (the default and random knobs, drawn twice as
-often) and random players; zoo:leopards, zoo:trumps and zoo:bettor stay held out."""
+often), random players and every saved exploiter (csl_ai/data/styles/); zoo:leopards,
+zoo:trumps and zoo:bettor stay held out."""
 
 
 def seat_spec(token: str, rng: random.Random) -> str:
