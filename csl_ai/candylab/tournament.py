@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,9 +74,13 @@ Progress = Callable[[int, int], None]
 
 
 def holds_candylab_run(path: str | os.PathLike[str]) -> bool:
-    """Whether path's tournament.json is a Candy Lab tournament's (False when unreadable)."""
+    """Whether path's tournament.json is a Candy Lab tournament's (False when unreadable or
+    not a regular file: a FIFO would block the read, and CSL's resume refuses it in one line)."""
+    config = Path(path) / CONFIG_FILE
     try:
-        data = json.loads((Path(path) / CONFIG_FILE).read_text(encoding="utf-8"))
+        if not stat.S_ISREG(os.lstat(config).st_mode):
+            return False
+        data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(data, Mapping) and data.get("format") == CONFIG_FORMAT
