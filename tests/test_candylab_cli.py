@@ -126,7 +126,9 @@ def _tampered(record: dict, change) -> dict:
 @pytest.mark.parametrize(
     "change, fragment",
     [
-        (lambda r: r.__setitem__("format", "csl-record"), "format: must be 'candylab-record'"),
+        (lambda r: r.__setitem__("format", "csl-record"),
+         "'csl-record' is a Candy Spiders Leopards record: read it without --game candy-lab"),
+        (lambda r: r.__setitem__("format", "other"), "format: must be 'candylab-record'"),
         (lambda r: r.__setitem__("version", 2), "version"),
         (lambda r: r["result"]["scores"].__setitem__(1, r["result"]["scores"][1] + 1),
          "result.scores[1]: recorded"),
