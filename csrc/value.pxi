@@ -443,7 +443,7 @@ cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
     vt: the tables of the sky cards still to come, remade here when they are another's."""
     cdef double f[MAX_PLAYERS][N_VALUE_FEATURES]
     cdef double z[MAX_PLAYERS]
-    cdef int s, i, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round, outright
+    cdef int s, i, nf, n = st.cfg.n_players, left = st.cfg.n_rounds - st.round, outright
     cdef double top = -1e300, total = 0.0
     cdef bint with_split = False
     if left < 1:
@@ -454,10 +454,11 @@ cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
         if w[left - 1][i] != 0.0 or pw[left - 1][i + 1] != 0.0:
             with_split = True
     value_features(vt, st, f, with_split)
+    nf = N_VALUE_FEATURES if with_split else SPLIT_FIRST
     for s in range(n):
         z[s] = 0.0
         pts[s] = pw[left - 1][0]
-        for i in range(N_VALUE_FEATURES):
+        for i in range(nf):
             z[s] += w[left - 1][i] * f[s][i]
             pts[s] += pw[left - 1][i + 1] * f[s][i]
         if z[s] > top:
