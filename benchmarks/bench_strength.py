@@ -83,6 +83,7 @@ from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig, Side  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit
+from csl_ai.search.result import wilson_interval as wilson  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
 from csl_ai.style import saved_styles  # noqa: E402
 from strength_metrics import (  # noqa: E402
@@ -118,7 +119,6 @@ PLAYOUTS_SPEC = "playouts:iters="
 before the learned value, value_horizon 0), the old levels' search."""
 TUNING_OPPONENTS = frozenset({"heuristic", "zoo:cautious", "random"})
 """Opponents the search was tuned against; the other zoo bots are held out."""
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -279,16 +279,6 @@ def tasks_for(rows: Sequence[Row], games: int, base: int) -> Iterator[tuple[Row,
         for deal in range(deals):
             for rotation in range(row.players):
                 yield row, base, deal, rotation
-
-
-def wilson(share: float, n: int) -> tuple[float, float]:
-    """Wilson's 95% score interval for a proportion over n trials."""
-    if n == 0:
-        return (0.0, 1.0)
-    z2 = Z95 * Z95
-    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def bootstrap(shares: dict[int, list[float]], seed: int = 12345) -> tuple[float, float]:

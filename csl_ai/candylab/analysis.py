@@ -23,15 +23,15 @@ count once: the search's move keys); ``n/a`` when the search never tried the pla
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any
 
 from csl_ai.analysis import DEFAULT_THRESHOLD, RECHECK_FACTOR, Interval, Verdict, verdict_of
 from csl_ai.candylab.game import Game, Observation
 from csl_ai.candylab.search import MoveStats, SearchLimit, SearchResult, search
 from csl_ai.candylab.worlds import CANDY_LAB
+from csl_ai.search.result import wilson_interval
 from csl_ai.seeds import labelled_seed
 
 Progress = Callable[[int, int, "Decision"], None]
@@ -68,10 +68,6 @@ def decisions(reference: Game) -> Iterator[tuple[Decision, Game]]:
         game.play(move)
 
 
-Z95: Final = 1.959964
-"""The normal quantile of a two-sided 95% interval."""
-
-
 def win_interval(stats: MoveStats) -> Interval | None:
     """A move's 95% interval: the Wilson score interval of its mean share of the win over
     its visits (None with fewer than 2). Not `MoveStats.ci95`, the normal interval, which
@@ -80,11 +76,7 @@ def win_interval(stats: MoveStats) -> Interval | None:
     n = stats.visits
     if n < 2:
         return None
-    p = min(max(stats.mean_return, 0.0), 1.0)
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return wilson_interval(min(max(stats.mean_return, 0.0), 1.0), n)
 
 
 @dataclass(frozen=True)

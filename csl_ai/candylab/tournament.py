@@ -61,8 +61,7 @@ from csl_ai.tournament.results import (
     GAMES_FILE,
     SUMMARY_FILE,
     ResultsDir,
-    complete_lines,
-    drop_lines,
+    load_lines,
 )
 from csl_ai.tournament.runner import TournamentError, first_difference
 
@@ -160,26 +159,13 @@ class RunFolder:
         """The finished games by job id, every line checked against the config; a job's
         later lines are dropped from the file, a last line cut short is cut off."""
         ResultsDir.check_files(self.path)
-        path = self.path / GAMES_FILE
-        rules = json.loads(json.dumps(self.config.rules.to_dict()))
-        done: dict[int, Outcome] = {}
-        repeated: set[int] = set()
-        for lineno, raw in enumerate(complete_lines(path), 1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                raise TournamentError(f"{where}: not a JSON line (the file is damaged)") from None
-            outcome = outcome_of_line(data, self.config, where, rules)
-            if outcome.job.id in done:
-                repeated.add(lineno)
-            else:
-                done[outcome.job.id] = outcome
-        if repeated:
-            drop_lines(path, repeated)
-        return done
+        config = self.config
+        rules = json.loads(json.dumps(config.rules.to_dict()))
+        return load_lines(
+            self.path / GAMES_FILE,
+            lambda data, where: outcome_of_line(data, config, where, rules),
+            lambda outcome: outcome.job.id,
+        )
 
     def append(self, outcomes: Sequence[Outcome]) -> None:
         """Write a batch's games, one record a line; flushed and fsynced."""

@@ -100,6 +100,21 @@ class SearchResult:
         }
 
 
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the normal distribution."""
+
+
+def wilson_interval(share: float, n: int) -> tuple[float, float]:
+    """Wilson's 95% score interval for a proportion `share` over n trials ((0, 1) for none):
+    unlike the normal interval it does not shrink to a point when every trial went one way."""
+    if n == 0:
+        return (0.0, 1.0)
+    z2 = Z95 * Z95
+    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def _finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
 

@@ -31,15 +31,17 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from csl_ai.errors import OutputWriteError, path_label
 from csl_ai.files import appending, check_output_path, replacing, write_file_atomic
 from csl_ai.tournament.runner import FinishedGame, GameOutcome, TournamentConfig, TournamentError
 from csl_ai.tournament.stats import Summary
+
+T = TypeVar("T")
 
 CONFIG_FILE: Final = "tournament.json"
 GAMES_FILE: Final = "games.jsonl"
@@ -59,7 +61,33 @@ def _writing(path: Path) -> Iterator[None]:
         raise OutputWriteError(f"cannot write {path_label(path)}: {e.strerror or e}") from None
 
 
-def complete_lines(path: Path) -> Iterator[bytes]:
+def load_lines(
+    path: Path, parse: Callable[[object, str], T], job_of: Callable[[T], int]
+) -> dict[int, T]:
+    """A games file's lines read back by job id: each line parsed (parse(data, where) raises
+    TournamentError naming the line), a job's later lines dropped from the file, a last line
+    cut short cut off (`_complete_lines`)."""
+    done: dict[int, T] = {}
+    repeated: set[int] = set()
+    for lineno, raw in enumerate(_complete_lines(path), 1):
+        if not raw.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            raise TournamentError(f"{where}: not a JSON line (the file is damaged)") from None
+        outcome = parse(data, where)
+        if job_of(outcome) in done:
+            repeated.add(lineno)
+        else:
+            done[job_of(outcome)] = outcome
+    if repeated:
+        _drop_lines(path, repeated)
+    return done
+
+
+def _complete_lines(path: Path) -> Iterator[bytes]:
     """The file's complete lines, streamed (without their newline).
 
     Once every line has been read, a trailing partial line (a kill mid-write) is cut off
@@ -195,24 +223,12 @@ class ResultsDir:
         """The finished games by job id, every line checked against the config; a job's
         later lines are dropped from the file (see the module doc for what else is)."""
         self.check_files(self.path)
-        path = self.path / GAMES_FILE
-        done: dict[int, GameOutcome] = {}
-        repeated: set[int] = set()
-        for lineno, raw in enumerate(complete_lines(path), 1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                data = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                raise TournamentError(f"{where}: not a JSON line (the file is damaged)") from None
-            outcome = GameOutcome.from_json(data, self.config, where)
-            if outcome.job in done:
-                repeated.add(lineno)
-            else:
-                done[outcome.job] = outcome
-        if repeated:
-            drop_lines(path, repeated)
+        config = self.config
+        done = load_lines(
+            self.path / GAMES_FILE,
+            lambda data, where: GameOutcome.from_json(data, config, where),
+            lambda outcome: outcome.job,
+        )
         if self.config.training_rows:
             self._clean_training_rows(set(done))
         return done
@@ -222,7 +238,7 @@ class ResultsDir:
         path = self.path / TRAINING_FILE
         seen: set[tuple[int, int]] = set()
         drop: set[int] = set()
-        for lineno, raw in enumerate(complete_lines(path), 1):
+        for lineno, raw in enumerate(_complete_lines(path), 1):
             if not raw.strip():
                 drop.add(lineno)
                 continue
@@ -233,7 +249,7 @@ class ResultsDir:
                 drop.add(lineno)
             seen.add(key)
         if drop:
-            drop_lines(path, drop)
+            _drop_lines(path, drop)
 
     def append(self, finished: Sequence[FinishedGame]) -> None:
         """Write a batch's training rows, then its games; each file flushed and fsynced."""
@@ -265,9 +281,9 @@ class ResultsDir:
                 plot_win_share(summary, tmp)
 
 
-def drop_lines(path: Path, drop: set[int]) -> None:
+def _drop_lines(path: Path, drop: set[int]) -> None:
     """Rewrite path without the lines numbered in drop (from 1), atomically."""
     with replacing(path, path_label(path)) as tmp, open(tmp, "wb") as out:
-        for lineno, raw in enumerate(complete_lines(path), 1):
+        for lineno, raw in enumerate(_complete_lines(path), 1):
             if lineno not in drop:
                 out.write(raw + b"\n")
