@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -68,8 +69,9 @@ class RawEstimates:
         return move
 
 
+@cache
 def models(folder: str | None) -> FittedModels:
-    """The fitted models of --fitted's folder, else the shipped ones."""
+    """The fitted models of --fitted's folder, else the shipped ones (read once a process)."""
     return FittedModels.shipped() if folder is None else FittedModels.load(folder)
 
 

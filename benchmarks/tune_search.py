@@ -127,6 +127,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +230,12 @@ class PhaseBudget:
         return move
 
 
+@cache
+def fitted_models(folder: str) -> FittedModels:
+    """--fitted's models, read once a process."""
+    return FittedModels.load(folder)
+
+
 def deal_rules(args: dict[str, Any], deal: int) -> RulesConfig:
     """The rules of a deal: --sides as given (ABAB: candy, spider, leopard, star), or for
     "all" drawn from the 16 side combinations and both star options by the deal's seed."""
@@ -245,7 +252,7 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
     game = Game(deal_rules(args, deal), seed=args["base"] + deal)
     config = SearchConfig(**args["config"])
     if args.get("fitted"):
-        config = replace(config, fitted=FittedModels.load(args["fitted"]))
+        config = replace(config, fitted=fitted_models(args["fitted"]))
     agents: list[Agent] = []
     for seat in range(args["players"]):
         if seat != rotation:
