@@ -1,4 +1,5 @@
-"""Build the Cython core (csrc/) into the extension module csl_ai._core.
+"""Build the Cython cores (csrc/) into the extension modules csl_ai._core (Candy Spiders
+Leopards) and csl_ai.candylab._core (Candy Lab).
 
 CSL_DEBUG=1 turns bounds checks back on for a debug build. The core is compiled for the
 building machine's CPU (-march=native: popcnt and BMI2 pdep matter in the hot loop),
@@ -34,7 +35,13 @@ extensions = [
         sources=["csrc/_core.pyx"],
         include_dirs=["csrc"],
         extra_compile_args=compile_args,
-    )
+    ),
+    Extension(
+        "csl_ai.candylab._core",
+        sources=["csrc/cl_core.pyx"],
+        include_dirs=["csrc"],
+        extra_compile_args=compile_args,
+    ),
 ]
 
 setup(

@@ -2,9 +2,10 @@
 
 Three parts, each optional:
 
-- **core**: a random game's time in the Candy Lab rules core (Python, ``core.legal_moves``
-  and ``core.apply`` only) at 2, 3 and 4 players, beside a random CSL game's time in
-  CSL's compiled core (``csl_ai._core.random_games``, 4 players), and their ratio;
+- **core**: a random game's time in Candy Lab's compiled core (``_core.playouts`` from a
+  fresh deal, random moves) and in the Python rules core (``core.legal_moves`` and
+  ``core.apply``, deal included) at 2, 3 and 4 players, beside a random CSL game's time
+  in CSL's compiled core (``csl_ai._core.random_games``, 4 players), and the ratios;
 - **speed**: search iterations per second at fixed positions (seeded games stopped at
   the 1st, 10th and 25th decision), each playout policy, seeded;
 - **strength**: win shares of a test agent against opponents, over duplicate deals:
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from csl_ai.candylab import CandyLabRules, Game, core, deal
+from csl_ai.candylab import _core as ccore
 from csl_ai.candylab.players import make_agent
 from csl_ai.candylab.search import SearchConfig, SearchLimit, search
 from csl_ai.seeds import joined_seed
@@ -75,6 +77,11 @@ def candylab_game_ms(players: int, games: int, seed: int = 1) -> float:
     return (time.perf_counter() - start) * 1000 / games
 
 
+def candylab_c_game_ms(players: int, games: int, seed: int = 1) -> float:
+    """Mean milliseconds of a random Candy Lab game in the compiled core, from one deal."""
+    return ccore.playouts(deal(CandyLabRules(players=players), seed), games, seed, 1.0) / 1e6
+
+
 def csl_game_ms(games: int = 20_000) -> float | None:
     """Mean milliseconds of a random 4-player CSL game in CSL's compiled core."""
     try:
@@ -92,11 +99,14 @@ def bench_core(games: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for n in (2, 3, 4):
         samples = [candylab_game_ms(n, games, seed=1 + 1000 * r) for r in range(3)]
-        out[f"candylab_{n}p_ms"] = statistics.median(samples)
+        out[f"candylab_python_{n}p_ms"] = statistics.median(samples)
+        c_samples = [candylab_c_game_ms(n, 100 * games, seed=1 + 1000 * r) for r in range(3)]
+        out[f"candylab_c_{n}p_ms"] = statistics.median(c_samples)
+        out[f"ratio_python_over_c_{n}p"] = out[f"candylab_python_{n}p_ms"] / out[f"candylab_c_{n}p_ms"]
     csl = csl_game_ms()
     out["csl_4p_ms"] = csl
     if csl:
-        out["ratio_candylab_4p_over_csl_4p"] = out["candylab_4p_ms"] / csl
+        out["ratio_candylab_c_4p_over_csl_4p"] = out["candylab_c_4p_ms"] / csl
     return out
 
 
@@ -233,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=39, help="base seed of deals and agents")
     parser.add_argument("--workers", type=int, default=1, help="processes for the games")
     parser.add_argument("--core-games", type=int, default=200)
-    parser.add_argument("--speed-iters", type=int, default=400)
+    parser.add_argument("--speed-iters", type=int, default=20_000)
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
     only = args.only or ["core", "speed", "strength"]
@@ -241,8 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures: dict[str, Any] = {"agent": args.agent, "seed": args.seed}
     if "core" in only:
         figures["core"] = core_figs = bench_core(args.core_games)
-        print("core: ms per random game: " + ", ".join(
-            f"{k} {v:.3f}" for k, v in core_figs.items() if v is not None))
+        print("core: ms per random game, and ratios: " + ", ".join(
+            f"{k} {v:.4g}" for k, v in core_figs.items() if v is not None))
     if "speed" in only:
         figures["speed"] = speed = bench_speed(args.speed_iters)
         print("search: iterations/s (median of 3 positions): " + ", ".join(

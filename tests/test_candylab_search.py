@@ -7,8 +7,6 @@ answer a legal move, find a move that wins at once, and repeat itself for a seed
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from csl_ai.candylab import CandyLabRules, Catalogue, Game, custom_state
@@ -17,6 +15,7 @@ from csl_ai.candylab.agents import HeuristicAgent, RandomAgent
 from csl_ai.candylab.catalogue import catalogue_from_arg
 from csl_ai.candylab.game import observe
 from csl_ai.candylab.players import (
+    LEVELS,
     AgentSpecError,
     SearchAgent,
     make_agent,
@@ -28,7 +27,7 @@ from csl_ai.candylab.search import (
     SearchLimit,
     search,
 )
-from csl_ai.candylab.worlds import CANDY_LAB, world_sampler
+from csl_ai.candylab.worlds import move_key, sample_worlds
 
 CAT = Catalogue.default()
 
@@ -52,13 +51,12 @@ def positions(n: int, seed: int, every: int = 5, cat: Catalogue = CAT):
 def test_sampled_worlds_are_consistent_with_the_observation(n: int, cat: Catalogue) -> None:
     """A world keeps the seat's hand, the table, every size and what the seat knows of
     each hand: the seat would see in it exactly what it sees."""
-    rng = random.Random(n)
     checked = 0
     for seed in range(4):
         for game, _ in positions(n, seed, every=2, cat=cat):
             for seat in range(n):
                 obs = game.observation(seat)
-                world = world_sampler(obs)(rng)
+                world = sample_worlds(obs, 1, seed * 10 + seat)[0]
                 again = observe(
                     game.rules, world, seat, obs.events, game._box_seen[seat], obs.known
                 )
@@ -84,9 +82,8 @@ def test_worlds_keep_a_face_up_card_another_seat_drew() -> None:
             if face_up and not game.is_over:
                 obs = game.observation(1 - seat)
                 assert obs.known[seat] >> card & 1
-                rng = random.Random(seed)
-                for _ in range(20):
-                    assert world_sampler(obs)(rng).hands[seat] >> card & 1
+                for world in sample_worlds(obs, 20, seed):
+                    assert world.hands[seat] >> card & 1
                 return
     pytest.fail("no face-up draw in 40 games")
 
@@ -214,10 +211,8 @@ def test_play_keys_name_a_combination_not_an_id() -> None:
     rules, state, winning = _forced_win_state()
     cat = rules.catalogue
     blues = [i for i, o in enumerate(cat.orders) if o.text == "B"]
-    assert CANDY_LAB.move_key(state, mv.play(blues[0], 0)) == CANDY_LAB.move_key(
-        state, mv.play(blues[1], 0)
-    )
-    assert CANDY_LAB.move_key(state, mv.draw(0)) == mv.draw(0)
+    assert move_key(state.cat, mv.play(blues[0], 0)) == move_key(state.cat, mv.play(blues[1], 0))
+    assert move_key(state.cat, mv.draw(0)) == mv.draw(0)
 
 
 # --- players by spec ------------------------------------------------------------------
@@ -230,9 +225,9 @@ def test_agent_specs() -> None:
     assert budget and budget.time_ms == 20 and budget.iterations is None
     assert budget.playout == "random"
     _, budget = parse_spec("ismcts:fast")
-    assert budget and budget.iterations == 100
+    assert budget and budget.iterations == LEVELS["fast"]
     _, budget = parse_spec("ismcts")
-    assert budget and budget.iterations == 400
+    assert budget and budget.iterations == LEVELS["normal"]
     for bad, message in [
         ("minimax", "unknown agent"),
         ("ismcts:iters=0", "iters"),

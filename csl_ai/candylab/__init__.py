@@ -12,9 +12,11 @@ Modules, each importing only those above it:
 - ``core``: ``legal_moves``, ``apply``, ``is_over``, ``scores``, ``winners``, ``returns``;
 - ``game``: the ``Game`` facade, its history and each seat's ``Observation``;
 - ``agents``: ``RandomAgent``, ``HeuristicAgent``, ``play_game``;
-- ``worlds``: the game interface the search reads, the worlds it samples from an
-  observation, its playout policies and prior;
-- ``search``: the determinized ISMCTS over that interface (``search(obs, limit)``);
+- ``_core`` (compiled, csrc/cl_core.pyx): the rules, the heuristic player and the
+  ISMCTS in C, a line-by-line image of ``core`` and ``agents.HeuristicAgent`` (tests keep
+  them in step);
+- ``worlds``: the worlds a search deals from an observation, and move keys;
+- ``search``: the determinized ISMCTS's limits, settings and results (``search(obs, limit)``);
 - ``players``: the search as an agent, and agents by spec (``make_agent("ismcts:normal")``);
 - ``notation`` and ``records``: moves as text, and ``candylab-record`` game records;
 - ``duplicate``: a tournament on duplicate deals: its schedule, seeds, games and standings;
@@ -22,8 +24,9 @@ Modules, each importing only those above it:
   tournament harness), a run's folder and its resume;
 - ``analysis``: the blunder report of a record (``csl analyze --game candy-lab``).
 
-The game interface a shared search needs (OpenSpiel's ``State`` in spirit), all in
-``core`` over a ``State``; a C port keeps the same names and meanings:
+The game interface (OpenSpiel's ``State`` in spirit), in ``core`` over a ``State``; the
+compiled core keeps the same names and meanings (``cl_legal_moves``, ``cl_apply``,
+``cl_returns`` over its ``ClState``):
 
 ==========================  ==========================================================
 ``deal(rules, seed)``       a new game's state; the same seed, the same deal

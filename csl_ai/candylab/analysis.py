@@ -30,7 +30,7 @@ from typing import Any
 from csl_ai.analysis import DEFAULT_THRESHOLD, RECHECK_FACTOR, Interval, Verdict, verdict_of
 from csl_ai.candylab.game import Game, Observation
 from csl_ai.candylab.search import MoveStats, SearchLimit, SearchResult, search
-from csl_ai.candylab.worlds import CANDY_LAB
+from csl_ai.candylab.worlds import move_key
 from csl_ai.search.result import wilson_interval
 from csl_ai.seeds import labelled_seed
 
@@ -148,10 +148,10 @@ def judge(
         verdict: Verdict = "forced" if candidates == 1 else "n/a"
         return DecisionReport(decision, None, None, None, None, candidates, 0, verdict=verdict)
     state = game.state
-    played_key = CANDY_LAB.move_key(state, decision.move)
+    played_key = move_key(state.cat, decision.move)
     best = result.moves[0]
     played = next(
-        (m for m in result.moves if CANDY_LAB.move_key(state, m.move) == played_key), None
+        (m for m in result.moves if move_key(state.cat, m.move) == played_key), None
     )
     played_win = played.mean_return if played is not None and played.visits else None
     played_ci = win_interval(played) if played is not None else None
@@ -169,14 +169,14 @@ def judge(
         best_ci=best_ci,
         verdict=verdict_of(loss, best_ci, played_ci, threshold),
         iterations=result.iterations,
-        agrees=CANDY_LAB.move_key(state, result.best_move) == played_key,
+        agrees=move_key(state.cat, result.best_move) == played_key,
     )
 
 
 def candidates_of(game: Game) -> int:
     """The current seat's distinct moves, as the search keys them."""
     state = game.state
-    return len({CANDY_LAB.move_key(state, m) for m in game.legal_moves()})
+    return len({move_key(state.cat, m) for m in game.legal_moves()})
 
 
 def analyze_game(

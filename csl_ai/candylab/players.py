@@ -25,9 +25,10 @@ from csl_ai.candylab.search import SearchConfig, SearchLimit, SearchResult, sear
 from csl_ai.errors import CslError, short_repr
 from csl_ai.seeds import fresh_seed, joined_seed
 
-LEVELS: Final = {"fast": 100, "normal": 400, "strong": 1600}
-"""Iterations per decision of the search's levels (the Python engine: about 0.1, 0.5
-and 2 seconds a decision on one core)."""
+LEVELS: Final = {"fast": 2_500, "normal": 10_000, "strong": 40_000}
+"""Iterations per decision of the search's levels: about 0.1, 0.5 and 2 seconds a
+decision on one core, the time the Python engine spent on 100, 400 and 1,600 before the
+compiled core (`python benchmarks/bench_candylab.py --only speed`)."""
 DEFAULT_LEVEL: Final = "normal"
 MAX_ITERS: Final = 10**7
 MAX_MS: Final = 86_400_000
