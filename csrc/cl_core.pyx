@@ -65,6 +65,7 @@ cdef _Box _box(object catalogue):
         box.cat.bar_value[i] = catalogue.bar_value[i]
         box.cat.bar_effect[i] = catalogue.bar_effect[i]
         box.cat.bar_type[i] = catalogue.bar_type[i]
+    cl_fill_codes(&box.cat)
     if len(_BOXES) > 64:
         _BOXES.clear()
     _BOXES[id(catalogue)] = box

@@ -102,16 +102,22 @@ cdef double cl_play_worth(const ClState* s, int move, const int* scores) noexcep
     return worth
 
 
-cdef double cl_source_worth(const ClState* s, int source) noexcept nogil:
+cdef inline void cl_belt_codes(const ClState* s, int8_t* codes) noexcept nogil:
+    cdef int8_t colours[CL_BARS]
+    cl_colours(s, colours)
+    cl_run_codes(colours, s.belt_len, codes)
+
+
+cdef double cl_source_worth(const ClState* s, int source, const int8_t* codes) noexcept nogil:
+    """A draw source's worth: the face-down card's, or the face-up card's points and
+    whether it can be played at once (codes: the belt's, cl_belt_codes)."""
     cdef int card
     cdef double worth
-    cdef int8_t colours[CL_BARS]
     if source == MV_FACE_DOWN:
         return FACE_DOWN_WORTH
     card = s.face_up[source]
     worth = s.cat.order_points[card]
-    cl_colours(s, colours)
-    if cl_order_fits(s.cat, card, colours, s.belt_len):
+    if cl_order_fits(s.cat, card, codes, s.belt_len):
         worth += PLAYABLE_NOW
     return worth
 
@@ -123,7 +129,9 @@ cdef double cl_give_back_worth(const ClState* s, int move) noexcept nogil:
     cdef int bar = (move >> 4) & 255, end = (move >> 12) & 255, i, length
     cdef double worth = cat.bar_value[bar] * (CARD_IN_HAND - 1.0) - 0.4 * (cat.bar_effect[bar] != EFF_NONE)
     cdef int8_t colours[CL_BARS + 1]
+    cdef int8_t codes[96]
     cdef uint64_t hand = s.hands[s.current]
+    cdef uint64_t wants[3]
     length = s.belt_len + 1
     if end == MV_LEFT:
         colours[0] = cat.bar_colour[bar]
@@ -133,19 +141,25 @@ cdef double cl_give_back_worth(const ClState* s, int move) noexcept nogil:
         for i in range(s.belt_len):
             colours[i] = cat.bar_colour[s.belt[i]]
         colours[s.belt_len] = cat.bar_colour[bar]
+    wants[0] = wants[1] = wants[2] = 0
     while hand:
-        if cl_order_fits(cat, cl_lowest(hand), colours, length):
+        i = cl_lowest(hand)
+        wants[cat.order_len[i] - 1] |= cat.order_codes[i]
+        hand &= hand - 1
+    cl_run_codes(colours, length, codes)
+    for i in range(3):
+        if wants[i] and cl_codes_fit(wants[i], i + 1, codes, length):
             worth += 1.0
             break
-        hand &= hand - 1
     return worth
 
 
-cdef double cl_target_worth(const ClState* s, int e, int move, const int* scores) noexcept nogil:
+cdef double cl_target_worth(const ClState* s, int e, int move, const int* scores,
+                            const int8_t* codes) noexcept nogil:
     cdef int target = (move >> 12) & 255, owner
     cdef double end_bonus
     if e == EFF_DRAW:
-        return cl_source_worth(s, target)
+        return cl_source_worth(s, target, codes)
     if e == EFF_RETURN_BAR:
         owner = cl_owner(s, target)
         end_bonus = 0.01 if ((move >> 20) & 1) == 0 else 0.0
@@ -162,10 +176,12 @@ cdef double cl_target_worth(const ClState* s, int e, int move, const int* scores
 cdef int cl_best_draw(const ClState* s, const int* moves, int n) noexcept nogil:
     cdef int i, best = -1
     cdef double w, best_w = 0.0
+    cdef int8_t codes[96]
+    cl_belt_codes(s, codes)
     for i in range(n):
         if moves[i] & 15 != MV_DRAW:
             continue
-        w = cl_source_worth(s, (moves[i] >> 4) & 255)
+        w = cl_source_worth(s, (moves[i] >> 4) & 255, codes)
         if best < 0 or w > best_w:
             best, best_w = moves[i], w
     return best
@@ -176,18 +192,20 @@ cdef int cl_heuristic_move(const ClState* s, const int* moves, int n) noexcept n
     cdef int i, best = -1, rank, best_rank = 0, e, m
     cdef double w, best_w = 0.0
     cdef int scores[CL_MAX_SEATS]
+    cdef int8_t codes[96]
     cdef bint have_scores = False
     if n == 1:
         return moves[0]
     if s.phase == PH_EFFECTS:
         cl_scores(s, scores)
+        cl_belt_codes(s, codes)
         for i in range(n):
             m = moves[i]
             if (m >> 12) & 255 == MV_NONE:
                 rank, w = EFFECT_RANK_NONE, 0.0
             else:
                 e = s.cat.bar_effect[(m >> 4) & 255]
-                rank, w = cl_effect_rank(e), cl_target_worth(s, e, m, scores)
+                rank, w = cl_effect_rank(e), cl_target_worth(s, e, m, scores, codes)
             if best < 0 or rank > best_rank or (rank == best_rank and w > best_w):
                 best, best_rank, best_w = m, rank, w
         return best

@@ -102,19 +102,52 @@ cdef inline void cl_colours(const ClState* s, int8_t* colours) noexcept nogil:
         colours[i] = s.cat.bar_colour[s.belt[i]]
 
 
-cdef inline bint cl_order_fits(const ClCat* cat, int order, const int8_t* colours, int length) noexcept nogil:
-    """Whether order's combination reads somewhere on a belt of these colours."""
-    cdef int k = cat.order_len[order], start
+cdef void cl_fill_codes(ClCat* cat) noexcept nogil:
+    """order_codes from the patterns (cl_matches on every colour code of the order's size)."""
+    cdef int order, k, code, i
+    cdef int8_t colours[3]
+    for order in range(CL_ORDERS):
+        k = cat.order_len[order]
+        cat.order_codes[order] = 0
+        for code in range(1 << (2 * k)):
+            for i in range(k):
+                colours[i] = (code >> (2 * i)) & 3
+            if cl_matches(cat.order_pattern[order], k, colours, 0):
+                cat.order_codes[order] |= (<uint64_t>1) << code
+
+
+cdef inline void cl_run_codes(const int8_t* colours, int length, int8_t* codes) noexcept nogil:
+    """The colour code of the run of 1, 2 and 3 bars at every start of a belt: codes[start],
+    codes[32 + start], codes[64 + start] (a start only where the run fits)."""
+    cdef int i
+    for i in range(length):
+        codes[i] = colours[i]
+    for i in range(length - 1):
+        codes[32 + i] = colours[i] | colours[i + 1] << 2
+    for i in range(length - 2):
+        codes[64 + i] = colours[i] | colours[i + 1] << 2 | colours[i + 2] << 4
+
+
+cdef inline bint cl_codes_fit(uint64_t mask, int k, const int8_t* codes, int length) noexcept nogil:
+    """Whether a run of k bars reads as one of the codes in mask somewhere on the belt."""
+    cdef const int8_t* row = codes + 32 * (k - 1)
+    cdef int start
     for start in range(length - k + 1):
-        if cl_matches(cat.order_pattern[order], k, colours, start):
+        if mask >> row[start] & 1:
             return True
     return False
 
 
-cdef int cl_play_moves(const ClState* s, int seat, const int8_t* colours, int* out, int n) noexcept nogil:
+cdef inline bint cl_order_fits(const ClCat* cat, int order, const int8_t* codes, int length) noexcept nogil:
+    """Whether order's combination reads somewhere on a belt of these run codes."""
+    return cl_codes_fit(cat.order_codes[order], cat.order_len[order], codes, length)
+
+
+cdef int cl_play_moves(const ClState* s, int seat, const int8_t* codes, int* out, int n) noexcept nogil:
     """Append every action A open to seat: each kind of card in hand, each matching run."""
     cdef const ClCat* cat = s.cat
-    cdef uint64_t hand = s.hands[seat], seen = 0, t
+    cdef uint64_t hand = s.hands[seat], seen = 0, t, mask
+    cdef const int8_t* row
     cdef int c, k, start
     while hand:
         c = cl_lowest(hand)
@@ -124,8 +157,10 @@ cdef int cl_play_moves(const ClState* s, int seat, const int8_t* colours, int* o
             continue
         seen |= t
         k = cat.order_len[c]
+        mask = cat.order_codes[c]
+        row = codes + 32 * (k - 1)
         for start in range(s.belt_len - k + 1):
-            if cl_matches(cat.order_pattern[c], k, colours, start):
+            if mask >> row[start] & 1:
                 out[n] = MV_PLAY | c << 4 | start << 12
                 n += 1
     return n
@@ -248,10 +283,12 @@ cdef int cl_legal_moves(const ClState* s, int* out) noexcept nogil:
     cdef int n = 0, p = s.current, n_src, i
     cdef int src[4]
     cdef int8_t colours[CL_BARS]
+    cdef int8_t codes[96]
     cdef int phase = s.phase
     if phase == PH_MAIN:
         cl_colours(s, colours)
-        n = cl_play_moves(s, p, colours, out, 0)
+        cl_run_codes(colours, s.belt_len, codes)
+        n = cl_play_moves(s, p, codes, out, 0)
         if s.bars[p]:
             n = cl_give_back_moves(s, p, out, n)
         if n == 0:

@@ -54,8 +54,10 @@ cdef enum:
 
 # The box: each order card's colour sequence, size, points and kind (cards of one kind are
 # interchangeable; order_first is the lowest id of the kind), each bar's colour, value,
-# effect and kind.
+# effect and kind. order_codes: bit c set when a run of order_len bars whose colours read
+# c = c0 + 4 c1 + 16 c2 (left to right, wild = 3) fulfils the order, in either direction.
 ctypedef struct ClCat:
+    uint64_t order_codes[CL_ORDERS]
     int8_t order_len[CL_ORDERS]
     int8_t order_pattern[CL_ORDERS][3]
     int8_t order_points[CL_ORDERS]
