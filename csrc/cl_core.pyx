@@ -219,48 +219,98 @@ def sample_worlds(template, pool, places, needs, int pile_size, int n, uint64_t 
     return out
 
 
-def search(template, pool, places, needs, int pile_size, *, int64_t iterations, double seconds,
-           uint64_t seed, double exploration, double prior_weight, double epsilon,
-           bint random_playout):
-    """ISMCTS from one seat's view: ``template`` is a State holding what the seat can place
-    (the table, its hand, the cards it knows in other hands; empty pile, box = what it saw
-    there), ``pool`` the cards it cannot place, dealt into ``places`` (hand indices,
-    ``needs`` cards each), ``pile_size`` of them to the pile, the rest to the box.
-    ``seconds`` > 0 stops the search at that time too.
+cdef class SearchWorker:
+    """One thread's search: its own tree over worlds dealt from one seat's view, its own
+    random stream. ``run`` releases the GIL, so workers on Python threads search in
+    parallel (root parallelisation: csl_ai.threads.run_workers, as CSL's search does);
+    their root statistics are merged by move key.
 
-    Returns (iterations, nodes, seconds, root children as (move, visits, reward, wins))."""
-    cdef ClWorlds w
+    ``template`` is a State holding what the seat can place (the table, its hand, the
+    cards it knows in other hands; empty pile, box = what it saw there), ``pool`` the
+    cards it cannot place, dealt into ``places`` (hand indices, ``needs`` cards each),
+    ``pile_size`` of them to the pile, the rest to the box."""
+    cdef ClWorlds worlds
     cdef ClSearchConfig cfg
     cdef ClTree tree
+    cdef Rng rng
+    cdef int stop
     cdef int64_t done
-    cdef int c
-    cdef double start
-    _worlds_from(template, pool, places, needs, pile_size, &w)
-    cfg.exploration = exploration
-    cfg.prior_weight = prior_weight
-    cfg.epsilon = epsilon
-    cfg.random_playout = random_playout
-    tree.capacity = 1024
-    tree.size = 1
-    tree.nodes = <ClNode*>malloc(tree.capacity * sizeof(ClNode))
-    if tree.nodes == NULL:
-        raise MemoryError()
-    tree.nodes[0].first_child = -1
-    tree.nodes[0].next_sibling = -1
-    tree.nodes[0].visits = 0
-    try:
+    cdef double seconds_spent
+    cdef bint full
+
+    def __cinit__(self):
+        self.tree.nodes = NULL
+
+    def __init__(self, template, pool, places, needs, int pile_size, *, uint64_t seed,
+                 double exploration, double prior_weight, double epsilon, bint random_playout,
+                 int32_t max_nodes=1 << 26):
+        _worlds_from(template, pool, places, needs, pile_size, &self.worlds)
+        self.cfg.exploration = exploration
+        self.cfg.prior_weight = prior_weight
+        self.cfg.epsilon = epsilon
+        self.cfg.random_playout = random_playout
+        rng_seed(&self.rng, seed)
+        if max_nodes < 2:
+            raise ValueError("max_nodes must be at least 2")
+        self.tree.capacity = min(1024, max_nodes)
+        self.tree.limit = max_nodes
+        self.tree.size = 1
+        self.tree.nodes = <ClNode*>malloc(self.tree.capacity * sizeof(ClNode))
+        if self.tree.nodes == NULL:
+            raise MemoryError()
+        self.tree.nodes[0].first_child = -1
+        self.tree.nodes[0].next_sibling = -1
+        self.tree.nodes[0].visits = 0
+        self.stop = 0
+        self.done = 0
+        self.seconds_spent = 0.0
+        self.full = False
+
+    def __dealloc__(self):
+        free(self.tree.nodes)
+
+    def run(self, int64_t iterations, double seconds=0.0) -> None:
+        """Search up to iterations more (and up to seconds, when positive)."""
+        cdef int64_t done
+        cdef double start
         with nogil:
             start = cl_now_s()
-            done = cl_search_run(&w, &cfg, &tree, seed, iterations, seconds)
-            start = cl_now_s() - start
+            done = cl_search_run(&self.worlds, &self.cfg, &self.tree, &self.rng, iterations, seconds,
+                                 &self.stop)
+            self.seconds_spent += cl_now_s() - start
         if done < 0:
-            raise MemoryError("the search tree outgrew memory")
-        children = []
-        c = tree.nodes[0].first_child
+            self.full = True
+            done = -done - 1
+        self.done += done
+
+    def request_stop(self) -> None:
+        """Stop the search at its next iteration (from another thread)."""
+        self.stop = 1
+
+    @property
+    def iterations(self) -> int:
+        return self.done
+
+    @property
+    def nodes(self) -> int:
+        return self.tree.size - 1
+
+    @property
+    def seconds(self) -> float:
+        return self.seconds_spent
+
+    @property
+    def full(self) -> bool:
+        """Whether the tree reached max_nodes (or memory ran out) and the search stopped."""
+        return self.full
+
+    def root(self) -> list:
+        """The root's children as (key, move, visits, reward, wins)."""
+        cdef ClNode* n
+        cdef int c = self.tree.nodes[0].first_child
+        out = []
         while c >= 0:
-            children.append((tree.nodes[c].move, tree.nodes[c].visits, tree.nodes[c].reward,
-                             tree.nodes[c].wins))
-            c = tree.nodes[c].next_sibling
-        return done, tree.size - 1, start, children
-    finally:
-        free(tree.nodes)
+            n = &self.tree.nodes[c]
+            out.append((n.key, n.move, n.visits, n.reward, n.wins))
+            c = n.next_sibling
+        return out

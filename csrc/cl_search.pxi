@@ -97,18 +97,24 @@ cdef struct ClTree:
     ClNode* nodes
     int32_t size
     int32_t capacity
+    int32_t limit
 
 
 cdef int cl_tree_add(ClTree* t, int parent, int move, int key, int player) noexcept nogil:
-    """A new child of parent, first in its list; -1 when memory runs out."""
+    """A new child of parent, first in its list; -1 when the tree is at its limit or memory
+    runs out."""
     cdef ClNode* grown
     cdef int i
+    cdef int32_t grow
     if t.size == t.capacity:
-        grown = <ClNode*>realloc(t.nodes, 2 * t.capacity * sizeof(ClNode))
+        if t.capacity >= t.limit:
+            return -1
+        grow = t.limit if t.capacity > t.limit // 2 else 2 * t.capacity
+        grown = <ClNode*>realloc(t.nodes, grow * sizeof(ClNode))
         if grown == NULL:
             return -1
         t.nodes = grown
-        t.capacity *= 2
+        t.capacity = grow
     i = t.size
     t.size += 1
     t.nodes[i].move = move
@@ -133,10 +139,11 @@ cdef inline int cl_find_child(const ClTree* t, int parent, int key) noexcept nog
     return -1
 
 
-cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree* t, uint64_t seed,
-                           int64_t iterations, double seconds) noexcept nogil:
-    """Run up to iterations (and up to seconds, when positive) from the root t.nodes[0];
-    the iterations run, or -1 when memory ran out."""
+cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree* t, Rng* rng_state,
+                           int64_t iterations, double seconds, const int* stop) noexcept nogil:
+    """Run up to iterations (and up to seconds, when positive; until *stop is set) from the
+    root t.nodes[0], drawing on rng_state; the iterations run, or -1 - (the iterations run)
+    when the tree could not grow (the iteration that found it full is not counted)."""
     cdef Rng rng
     cdef ClState st
     cdef int moves[CL_MAX_MOVES]
@@ -149,9 +156,10 @@ cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree*
     cdef double start = cl_now_s()
     cdef const ClCat* cat = w.base.cat
     cdef bint use_prior = cfg.prior_weight > 0
-    rng_seed(&rng, seed)
+    rng = rng_state[0]
     while done < iterations:
-        if seconds > 0 and done > 0 and done % CL_CLOCK_EVERY == 0 and cl_now_s() - start >= seconds:
+        if stop[0] or (seconds > 0 and done > 0 and done % CL_CLOCK_EVERY == 0
+                       and cl_now_s() - start >= seconds):
             break
         cl_sample_world(w, &rng, &st)
         st.rng = rng_next(&rng)
@@ -193,7 +201,8 @@ cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree*
                     m = moves[untried[0]]
                 child = cl_tree_add(t, node, m, cl_move_key(cat, m), player)
                 if child < 0:
-                    return -1
+                    rng_state[0] = rng
+                    return -1 - done
                 cl_apply(&st, m)
                 path[path_len] = child
                 path_len += 1
@@ -212,4 +221,5 @@ cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree*
             if r > 0:
                 t.nodes[child].wins += 1
         done += 1
+    rng_state[0] = rng
     return done

@@ -285,6 +285,12 @@ def test_best_move_of_an_unfinished_record(tmp_path: Path) -> None:
     table = invoke(["best-move", "--game", "candy-lab", str(path), "-i", "30", "--seed", "1"])
     assert_ok(table)
     assert "Best move: " + game.move_text(answer["best_move"]["move"]) in table.stdout
+    threaded = invoke(["best-move", "--game", "candy-lab", str(path), "-i", "40", "--seed", "1",
+                       "--threads", "2", "--json"])
+    assert_ok(threaded)
+    answer = json.loads(threaded.stdout)
+    assert answer["iterations"] == 40 and sum(m["visits"] for m in answer["moves"]) == 40
+    assert answer["best_move"]["move"] in game.legal_moves()
     over = tmp_path / "over.json"
     save_record(game_to_record(finished_game(2, seed=2)), over)
     assert_one_line_error(
@@ -428,7 +434,7 @@ def test_analyze_refuses_a_broken_record_in_one_line(tmp_path: Path) -> None:
         (["--level", "huge"], "--level: unknown level 'huge'"),
         (["--level", "fast", "-i", "5"], "--level and --iterations"),
         (["--seat", "2"], "--seat: seat 2 is not in this 2-player game"),
-        (["--threads", "2"], "--threads: not an option of Candy Lab"),
+        (["--threads", "0"], "--threads"),
     ]:
         assert_one_line_error(invoke(["analyze", "--game", "candy-lab", str(path), *args]), fragment)
 

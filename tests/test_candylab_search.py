@@ -170,6 +170,26 @@ def test_search_repeats_for_a_seed() -> None:
     assert first.nodes == again.nodes
 
 
+def test_threads_share_the_budget_and_repeat_for_a_seed() -> None:
+    """Root-parallel threads: the iterations are shared among the trees, the root visits
+    add up to them, every root move is legal, and a seed repeats the answer."""
+    game, obs = next(iter(positions(4, 3, every=7)))
+    while len(obs.legal_moves) < 2:
+        game.play(obs.legal_moves[0])
+        obs = game.observation(game.current)
+    limit = SearchLimit(iterations=301, seed=9, threads=3)
+    first = search(obs, limit)
+    assert first.iterations == 301 and sum(m.visits for m in first.moves) == 301
+    assert {m.move for m in first.moves} <= set(obs.legal_moves)
+    assert len({move_key(game.rules.catalogue, m.move) for m in first.moves}) == len(first.moves)
+    again = search(obs, limit)
+    assert again.moves == first.moves
+    timed = search(obs, SearchLimit(time_ms=60, seed=1, threads=2))
+    assert timed.iterations >= 2 and timed.elapsed_s < 2.0
+    with pytest.raises(CandyLabSearchError, match="threads"):
+        SearchLimit(iterations=5, threads=0)
+
+
 def test_time_limit_stops_the_search() -> None:
     _, obs = next(iter(positions(2, 4)))
     result = search(obs, SearchLimit(time_ms=50, seed=1))
@@ -224,6 +244,8 @@ def test_agent_specs() -> None:
     _, budget = parse_spec("ismcts:ms=20,playout=random")
     assert budget and budget.time_ms == 20 and budget.iterations is None
     assert budget.playout == "random"
+    _, budget = parse_spec("ismcts:strong,threads=4")
+    assert budget and budget.threads == 4 and budget.iterations == LEVELS["strong"]
     _, budget = parse_spec("ismcts:fast")
     assert budget and budget.iterations == LEVELS["fast"]
     _, budget = parse_spec("ismcts")
@@ -235,6 +257,8 @@ def test_agent_specs() -> None:
         ("ismcts:turbo", "unknown level"),
         ("ismcts:fast,iters=5", "not both"),
         ("ismcts:depth=3", "unknown option"),
+        ("ismcts:threads=0", "threads"),
+        ("ismcts:threads=999", "threads"),
         ("random:x", "no options"),
         ("ismcts:playout=smart", "playout"),
     ]:

@@ -317,7 +317,7 @@ def test_keyboard_interrupt_while_waiting_stops_the_search_threads(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """search() waits in short joins; an exception there stops and joins every thread."""
-    import csl_ai.search.run as search_module
+    import csl_ai.threads as threads_module
 
     calls = {"n": 0}
     real_join = threading.Thread.join
@@ -328,7 +328,7 @@ def test_keyboard_interrupt_while_waiting_stops_the_search_threads(
             raise KeyboardInterrupt
         real_join(self, timeout)
 
-    monkeypatch.setattr(search_module, "_JOIN_POLL_S", 0.05)
+    monkeypatch.setattr(threads_module, "JOIN_POLL_S", 0.05)
     monkeypatch.setattr(threading.Thread, "join", join)
     before = threading.active_count()
     with pytest.raises(KeyboardInterrupt):
@@ -442,7 +442,7 @@ def test_numeric_options_have_bounds(play_position: Path, args: list[str]) -> No
 def test_the_search_stops_at_its_memory_ceiling(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.search.run as search_module
+    import csl_ai.threads as threads_module
 
     ceiling = 2 << 20
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", ceiling)
@@ -459,7 +459,7 @@ def test_the_search_stops_at_its_memory_ceiling(
 def test_best_move_says_when_the_memory_ceiling_stopped_it(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.search.run as search_module
+    import csl_ai.threads as threads_module
 
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", 1 << 20)
     ran = run_cli(["best-move", str(play_position), "--iterations", HUGE_SEARCH, "--seed", "1"])

@@ -186,16 +186,19 @@ def analyze_game(
     seed: int = 0,
     progress: Progress | None = None,
     threshold: float = DEFAULT_THRESHOLD,
+    threads: int = 1,
 ) -> list[DecisionReport]:
     """Judge every decision of the given seats by a search from its observation.
 
-    Each search has `iterations` and a seed derived from `seed` and the decision's place,
-    so a report repeats exactly for the same seed. A loss of at least `threshold` whose
+    Each search has `iterations` on `threads` and a seed derived from `seed` and the
+    decision's place, so a report repeats exactly for the same seed and threads. A loss of at least `threshold` whose
     intervals overlap is searched again with `RECHECK_FACTOR` times the iterations."""
 
     def searched(obs: Observation, n: int, factor: int) -> SearchResult:
         label = f"analysis{n}" if factor == 1 else f"analysis{n}x{factor}"
-        limit = SearchLimit(iterations=iterations * factor, seed=labelled_seed(seed, label))
+        limit = SearchLimit(
+            iterations=iterations * factor, seed=labelled_seed(seed, label), threads=threads
+        )
         return search(obs, limit)
 
     wanted = set(seats)

@@ -6,8 +6,9 @@ A spec names a player the way ``csl play --ai`` and the records take it:
 - ``heuristic``: `HeuristicAgent`;
 - ``ismcts``, ``ismcts:LEVEL`` (``fast``, ``normal``, ``strong``), ``ismcts:iters=N`` or
   ``ismcts:ms=N`` (both may be given, comma-separated: it stops at whichever comes
-  first), optionally ``,playout=random|heuristic`` and ``,prior=W`` (the progressive
-  bias toward the heuristic's move, `SearchConfig.prior_weight`): `SearchAgent`.
+  first), optionally ``,playout=random|heuristic``, ``,prior=W`` (the progressive
+  bias toward the heuristic's move, `SearchConfig.prior_weight`) and ``,threads=N``
+  (root-parallel search threads): `SearchAgent`.
 
 `make_agent(spec, seed)` builds one; a seeded search agent derives each decision's seed
 from its seed and the decision's place in the game, so a game between seeded agents
@@ -21,7 +22,7 @@ from typing import Final
 
 from csl_ai.candylab.agents import Agent, HeuristicAgent, RandomAgent
 from csl_ai.candylab.game import Observation
-from csl_ai.candylab.search import SearchConfig, SearchLimit, SearchResult, search
+from csl_ai.candylab.search import MAX_THREADS, SearchConfig, SearchLimit, SearchResult, search
 from csl_ai.errors import CslError, short_repr
 from csl_ai.seeds import fresh_seed, joined_seed
 
@@ -46,6 +47,7 @@ class SearchSpec:
     time_ms: float | None = None
     playout: str = "heuristic"
     prior: float = 1.0
+    threads: int = 1
 
 
 class SearchAgent:
@@ -59,11 +61,13 @@ class SearchAgent:
         seed: int | None = None,
         config: SearchConfig | None = None,
         name: str = "ismcts",
+        threads: int = 1,
     ) -> None:
-        SearchLimit(iterations=iterations, time_ms=time_ms)  # validates
+        SearchLimit(iterations=iterations, time_ms=time_ms, threads=threads)  # validates
         self.name = name
         self.iterations = iterations
         self.time_ms = time_ms
+        self.threads = threads
         self.seed = seed
         self.config = config if config is not None else SearchConfig()
         self.last: SearchResult | None = None
@@ -72,7 +76,9 @@ class SearchAgent:
         seed = (
             joined_seed(self.seed, obs.seat, len(obs.events)) if self.seed is not None else None
         )
-        return SearchLimit(iterations=self.iterations, time_ms=self.time_ms, seed=seed)
+        return SearchLimit(
+            iterations=self.iterations, time_ms=self.time_ms, seed=seed, threads=self.threads
+        )
 
     def act(self, obs: Observation) -> int:
         moves = obs.legal_moves
@@ -95,12 +101,13 @@ def parse_spec(spec: str) -> tuple[str, SearchSpec | None]:
     if head != "ismcts":
         raise AgentSpecError(
             f"unknown agent {short_repr(spec)} (expected random, heuristic, "
-            "ismcts[:fast|normal|strong|iters=N|ms=N][,playout=random|heuristic])"
+            "ismcts[:fast|normal|strong|iters=N|ms=N][,playout=random|heuristic][,threads=N])"
         )
     iterations: int | None = None
     time_ms: float | None = None
     playout = "heuristic"
     prior = 1.0
+    threads = 1
     level = budget = False
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
@@ -122,6 +129,8 @@ def parse_spec(spec: str) -> tuple[str, SearchSpec | None]:
                     f"got {short_repr(value)}"
                 )
             playout = value
+        elif key == "threads":
+            threads = _number(spec, key, value, MAX_THREADS)
         elif key == "prior":
             try:
                 prior = float(value)
@@ -135,13 +144,13 @@ def parse_spec(spec: str) -> tuple[str, SearchSpec | None]:
         else:
             raise AgentSpecError(
                 f"agent {short_repr(spec)}: unknown option {short_repr(key)} "
-                "(expected iters, ms, playout, prior or a level)"
+                "(expected iters, ms, playout, prior, threads or a level)"
             )
     if level and budget:
         raise AgentSpecError(f"agent {short_repr(spec)}: give a level or iters/ms, not both")
     if iterations is None and time_ms is None:
         iterations = LEVELS[DEFAULT_LEVEL]
-    return "ismcts", SearchSpec(iterations, time_ms, playout, prior)
+    return "ismcts", SearchSpec(iterations, time_ms, playout, prior, threads)
 
 
 def _number(spec: str, key: str, value: str, most: int) -> int:
@@ -171,6 +180,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         seed=seed,
         config=SearchConfig(playout=budget.playout, prior_weight=budget.prior),
         name=name,
+        threads=budget.threads,
     )
 
 

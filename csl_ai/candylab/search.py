@@ -30,15 +30,23 @@ With a seed and an iteration limit (no time limit) the search is deterministic.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from csl_ai.errors import CslError
 from csl_ai.candylab import _core
-from csl_ai.seeds import MASK64, fresh_seed
+from csl_ai.seeds import MASK64, fresh_seed, thread_seed
+from csl_ai.threads import run_workers, split_budget
 
 MAX_ITERATIONS: Final = 10**9
+MAX_THREADS: Final = 256
+MAX_TREE_BYTES: Final = 4 << 30
+"""Ceiling on the memory of one search's trees, all threads together: a search that
+reaches it stops early with what it has."""
+NODE_BYTES: Final = 40
+"""Bytes of one tree node in the compiled core (``ClNode``)."""
 
 
 class CandyLabSearchError(CslError):
@@ -47,13 +55,18 @@ class CandyLabSearchError(CslError):
 
 @dataclass(frozen=True)
 class SearchLimit:
-    """When to stop, and from which seed. With both limits the search stops at whichever
-    comes first; with a seed and iterations only, the result repeats exactly."""
+    """When to stop, on how many threads, from which seed. With both limits the search
+    stops at whichever comes first; with a seed and iterations only, the result repeats
+    exactly for the same number of threads."""
 
     iterations: int | None = None
+    """Total iterations over all threads."""
     time_ms: float | None = None
     seed: int | None = None
     """None draws one from the operating system (not reproducible)."""
+    threads: int = 1
+    """Root parallelisation: each thread grows its own tree from its own seed, and the
+    root statistics are summed by move."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.time_ms is None:
@@ -75,6 +88,9 @@ class SearchLimit:
             isinstance(sd, bool) or not isinstance(sd, int) or not 0 <= sd <= MASK64
         ):
             raise CandyLabSearchError(f"seed: must be an integer 0..2**64-1, got {sd!r}")
+        th = self.threads
+        if isinstance(th, bool) or not isinstance(th, int) or not 1 <= th <= MAX_THREADS:
+            raise CandyLabSearchError(f"threads: must be an integer 1..{MAX_THREADS}, got {th!r}")
 
 
 @dataclass(frozen=True)
@@ -190,22 +206,43 @@ def search(
         return SearchResult(obs.seat, only, (MoveStats(only, 0, 0.0, 0.0),), 0, 0, 0.0)
     template = worlds.world_template(obs)
     seed = limit.seed if limit.seed is not None else fresh_seed()
-    iterations = limit.iterations if limit.iterations is not None else MAX_ITERATIONS
-    seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
-    done, nodes, elapsed, children = _core.search(
-        template.base,
-        template.pool,
-        template.places,
-        template.needs,
-        template.pile_size,
-        iterations=iterations,
-        seconds=seconds,
-        seed=seed,
-        exploration=config.exploration,
-        prior_weight=config.prior_weight,
-        epsilon=config.playout_epsilon,
-        random_playout=config.playout == "random",
+    threads = limit.threads
+    budgets = (
+        split_budget(limit.iterations, threads)
+        if limit.iterations is not None
+        else [MAX_ITERATIONS] * threads
     )
+    seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
+    max_nodes = max(2, min(1 << 30, MAX_TREE_BYTES // NODE_BYTES // threads))
+    workers = [
+        _core.SearchWorker(
+            template.base,
+            template.pool,
+            template.places,
+            template.needs,
+            template.pile_size,
+            seed=thread_seed(seed, i),
+            exploration=config.exploration,
+            prior_weight=config.prior_weight,
+            epsilon=config.playout_epsilon,
+            random_playout=config.playout == "random",
+            max_nodes=max_nodes,
+        )
+        for i in range(threads)
+    ]
+    start = time.perf_counter()
+    if threads == 1:
+        workers[0].run(budgets[0], seconds)
+    else:
+        run_workers([(w, b) for w, b in zip(workers, budgets) if b > 0], seconds)
+    elapsed = time.perf_counter() - start
+    merged: dict[int, list[Any]] = {}
+    for w in workers:
+        for key, move, visits, reward, wins in w.root():
+            row = merged.setdefault(key, [move, 0, 0.0, 0])
+            row[1] += visits
+            row[2] += reward
+            row[3] += wins
     stats = sorted(
         (
             MoveStats(
@@ -214,7 +251,7 @@ def search(
                 mean_return=reward / visits if visits else 0.0,
                 win_chance=wins / visits if visits else 0.0,
             )
-            for move, visits, reward, wins in children
+            for move, visits, reward, wins in merged.values()
         ),
         key=lambda m: (-m.visits, -m.mean_return),
     )
@@ -222,8 +259,8 @@ def search(
         seat=obs.seat,
         best_move=stats[0].move,
         moves=tuple(stats),
-        iterations=done,
-        nodes=nodes,
+        iterations=sum(w.iterations for w in workers),
+        nodes=sum(w.nodes for w in workers),
         elapsed_s=elapsed,
     )
 

@@ -323,10 +323,9 @@ def best_move(
     if game is GameName.CANDY_LAB:
         from csl_ai.cli import candylab_cmd
 
-        candylab_cmd.refuse_options("Candy Lab", {"--threads": threads != 1})
         candylab_cmd.best_move_command(
             position, level=level, iterations=iterations, time_ms=time_ms, seed=seed, top=top,
-            as_json=as_json, console=_console(),
+            as_json=as_json, console=_console(), threads=threads,
         )
         return
     level, iterations = search_budget(level, iterations, time_ms)
@@ -453,10 +452,10 @@ def analyze(
     if game is GameName.CANDY_LAB:
         from csl_ai.cli import candylab_cmd
 
-        candylab_cmd.refuse_options("Candy Lab", {"--threads": threads != 1})
         candylab_cmd.analyze_command(
             record, seat=seat, level=level, iterations=iterations, seed=seed,
             threshold=threshold, as_json=as_json, show_all=show_all, console=_console(),
+            threads=threads,
         )
         return
     level, budget = search_budget(level, iterations)

@@ -330,6 +330,7 @@ def best_move_command(
     top: int,
     as_json: bool,
     console: Console,
+    threads: int = 1,
 ) -> None:
     """`csl best-move --game candy-lab RECORD`: rank the moves of the seat to play at the
     end of an unfinished record, from that seat's view only."""
@@ -353,7 +354,9 @@ def best_move_command(
         raise CliInputError(f"position {path_label(position)}: the game is over; no move to make")
     seat = game.current
     obs = game.observation(seat)
-    result = search(obs, SearchLimit(iterations=iterations, time_ms=time_ms, seed=seed))
+    result = search(
+        obs, SearchLimit(iterations=iterations, time_ms=time_ms, seed=seed, threads=threads)
+    )
     if as_json:
         typer.echo(json.dumps({"level": level, **result.to_json(game.move_text)}, indent=2))
         return
@@ -398,6 +401,7 @@ def analyze_command(
     as_json: bool,
     show_all: bool,
     console: Console,
+    threads: int = 1,
 ) -> None:
     """`csl analyze --game candy-lab RECORD`: the blunder report of a Candy Lab record
     (``csl_ai.candylab.analysis``), as `csl analyze` gives CSL's: each decision of the
@@ -442,7 +446,7 @@ def analyze_command(
         )
 
     reports = analyze_game(
-        reference, seats, iterations, seed, show_progress if live else None, threshold
+        reference, seats, iterations, seed, show_progress if live else None, threshold, threads
     )
     if live:
         console.print(" " * (console.width - 1), end="\r")

@@ -17,6 +17,7 @@ from csl_ai.search.others import infer_worlds, seat_beliefs, with_split_shares
 from csl_ai.search.result import MoveStats, SearchResult
 from csl_ai.search.setup import prepared_engine
 from csl_ai.seeds import fresh_seed, pool_seed, thread_seed
+from csl_ai.threads import run_workers, split_budget
 
 _MAX_START_NODES = 1 << 20
 """Largest node pool a thread starts with; past it the pool doubles as needed."""
@@ -28,49 +29,6 @@ MAX_ITERATIONS = 1 << 62
 """Most iterations one search accepts (the C counters are 64-bit)."""
 INITIAL_NODES = 1 << 16
 """Node pool per thread under a time limit (it doubles when full)."""
-_JOIN_POLL_S = 0.2
-"""How long a wait for the search threads lasts before Python gets to run signal handlers."""
-_STOP_POLL_S = 0.02
-"""How often a search given a stop event looks at it."""
-
-
-def _split(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
-def _run_workers(
-    workers: Sequence[tuple[_core.SearchWorker, int]], seconds: float, stop: threading.Event | None = None
-) -> None:
-    """Run each worker on a thread of its own and wait for them all.
-
-    The wait comes back to Python every _JOIN_POLL_S, so Ctrl-C (or any signal handler's
-    exception) arrives during a search of any length; then every worker is told to stop,
-    the threads are joined (a few microseconds: each checks before every iteration) and
-    the exception goes on. The threads are daemons, so even a second interrupt during
-    that join cannot keep the process from exiting. Once stop is set, every worker is told
-    to stop and the search ends with what it has.
-    """
-    poll = _JOIN_POLL_S if stop is None else min(_JOIN_POLL_S, _STOP_POLL_S)
-    pool = [
-        threading.Thread(target=w.run, args=(b, seconds), name=f"csl-search-{i}", daemon=True)
-        for i, (w, b) in enumerate(workers)
-    ]
-    try:
-        for th in pool:
-            th.start()
-        for th in pool:
-            while th.is_alive():
-                th.join(poll)
-                if stop is not None and stop.is_set():
-                    for w, _b in workers:
-                        w.request_stop()
-    except BaseException:
-        for w, _b in workers:
-            w.request_stop()
-        for th in pool:
-            if th.ident is not None:
-                th.join()
-        raise
 
 
 def _share_interval(total: float, squares: float, visits: int) -> tuple[float, float]:
@@ -148,7 +106,7 @@ def search(
         except ValueError as e:
             raise InvalidPositionError(f"worlds for seat {obs.seat}: {e}") from None
     threads = limit.threads
-    budgets = _split(limit.iterations, threads) if limit.iterations is not None else [0] * threads
+    budgets = split_budget(limit.iterations, threads) if limit.iterations is not None else [0] * threads
     seconds = limit.time_ms / 1000.0 if limit.time_ms is not None else 0.0
     if seconds > 0.0:
         seconds = max(seconds - (time.perf_counter() - started), 0.001)
@@ -164,7 +122,7 @@ def search(
         else:
             capacity = INITIAL_NODES
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
-    _run_workers(workers, seconds, stop)
+    run_workers(workers, seconds, stop)
     totals: dict[int, list[float]] = {}
     seat_totals: dict[int, tuple[float, list[float]]] = {}
     for worker, _budget in workers:
