@@ -22,12 +22,14 @@ from csl_ai.candylab.players import (
     parse_spec,
 )
 from csl_ai.candylab.search import (
+    MAX_ITERATIONS,
     CandyLabSearchError,
     SearchConfig,
     SearchLimit,
     search,
 )
 from csl_ai.candylab.worlds import move_key, sample_worlds
+from csl_ai.limits import SearchSettingsError
 
 CAT = Catalogue.default()
 
@@ -186,7 +188,7 @@ def test_threads_share_the_budget_and_repeat_for_a_seed() -> None:
     assert again.moves == first.moves
     timed = search(obs, SearchLimit(time_ms=60, seed=1, threads=2))
     assert timed.iterations >= 2 and timed.elapsed_s < 2.0
-    with pytest.raises(CandyLabSearchError, match="threads"):
+    with pytest.raises(SearchSettingsError, match="threads"):
         SearchLimit(iterations=5, threads=0)
 
 
@@ -222,8 +224,14 @@ def test_a_seat_not_to_move_cannot_search() -> None:
     ],
 )
 def test_search_limits_are_checked(kwargs: dict, message: str) -> None:
-    with pytest.raises(CandyLabSearchError, match=message):
+    with pytest.raises(SearchSettingsError, match=message):
         SearchLimit(**kwargs)
+
+
+def test_a_budget_past_the_counters_is_refused() -> None:
+    _, obs = next(iter(positions(2, 4)))
+    with pytest.raises(CandyLabSearchError, match="at most"):
+        search(obs, SearchLimit(iterations=MAX_ITERATIONS + 1, seed=1))
 
 
 def test_play_keys_name_a_combination_not_an_id() -> None:

@@ -22,8 +22,9 @@ from typing import Final
 
 from csl_ai.candylab.agents import Agent, HeuristicAgent, RandomAgent
 from csl_ai.candylab.game import Observation
-from csl_ai.candylab.search import MAX_THREADS, SearchConfig, SearchLimit, SearchResult, search
+from csl_ai.candylab.search import SearchConfig, SearchLimit, SearchResult, search
 from csl_ai.errors import CslError, short_repr
+from csl_ai.limits import MAX_THREADS
 from csl_ai.seeds import fresh_seed, joined_seed
 
 LEVELS: Final = {"fast": 2_500, "normal": 10_000, "strong": 40_000}

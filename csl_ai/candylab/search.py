@@ -37,11 +37,12 @@ from typing import Any, Final
 
 from csl_ai.errors import CslError
 from csl_ai.candylab import _core
-from csl_ai.seeds import MASK64, fresh_seed, thread_seed
+from csl_ai.limits import SearchLimit, SearchSettingsError
+from csl_ai.seeds import fresh_seed, thread_seed
 from csl_ai.threads import run_workers, split_budget
 
 MAX_ITERATIONS: Final = 10**9
-MAX_THREADS: Final = 256
+"""Most iterations one Candy Lab search takes (its node counters are 32-bit)."""
 MAX_TREE_BYTES: Final = 4 << 30
 """Ceiling on the memory of one search's trees, all threads together: a search that
 reaches it stops early with what it has."""
@@ -50,47 +51,7 @@ NODE_BYTES: Final = 40
 
 
 class CandyLabSearchError(CslError):
-    """A search limit or setting out of range."""
-
-
-@dataclass(frozen=True)
-class SearchLimit:
-    """When to stop, on how many threads, from which seed. With both limits the search
-    stops at whichever comes first; with a seed and iterations only, the result repeats
-    exactly for the same number of threads."""
-
-    iterations: int | None = None
-    """Total iterations over all threads."""
-    time_ms: float | None = None
-    seed: int | None = None
-    """None draws one from the operating system (not reproducible)."""
-    threads: int = 1
-    """Root parallelisation: each thread grows its own tree from its own seed, and the
-    root statistics are summed by move."""
-
-    def __post_init__(self) -> None:
-        if self.iterations is None and self.time_ms is None:
-            raise CandyLabSearchError("a search limit needs iterations or time_ms")
-        it = self.iterations
-        if it is not None and (
-            isinstance(it, bool) or not isinstance(it, int) or not 1 <= it <= MAX_ITERATIONS
-        ):
-            raise CandyLabSearchError(
-                f"iterations: must be an integer 1..{MAX_ITERATIONS}, got {it!r}"
-            )
-        ms = self.time_ms
-        if ms is not None and (
-            isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf
-        ):
-            raise CandyLabSearchError(f"time_ms: must be a positive number, got {ms!r}")
-        sd = self.seed
-        if sd is not None and (
-            isinstance(sd, bool) or not isinstance(sd, int) or not 0 <= sd <= MASK64
-        ):
-            raise CandyLabSearchError(f"seed: must be an integer 0..2**64-1, got {sd!r}")
-        th = self.threads
-        if isinstance(th, bool) or not isinstance(th, int) or not 1 <= th <= MAX_THREADS:
-            raise CandyLabSearchError(f"threads: must be an integer 1..{MAX_THREADS}, got {th!r}")
+    """A search asked of a seat with no decision, or a budget past the search's reach."""
 
 
 @dataclass(frozen=True)
@@ -111,15 +72,15 @@ class SearchConfig:
 
     def __post_init__(self) -> None:
         if not 0 <= self.exploration < math.inf:
-            raise CandyLabSearchError(f"exploration: must be >= 0, got {self.exploration!r}")
+            raise SearchSettingsError(f"exploration: must be >= 0, got {self.exploration!r}")
         if self.playout not in ("heuristic", "random"):
-            raise CandyLabSearchError(
+            raise SearchSettingsError(
                 f"playout: must be 'heuristic' or 'random', got {self.playout!r}"
             )
         if not 0 <= self.prior_weight < math.inf:
-            raise CandyLabSearchError(f"prior_weight: must be >= 0, got {self.prior_weight!r}")
+            raise SearchSettingsError(f"prior_weight: must be >= 0, got {self.prior_weight!r}")
         if not 0 <= self.playout_epsilon <= 1:
-            raise CandyLabSearchError(
+            raise SearchSettingsError(
                 f"playout_epsilon: must be in [0, 1], got {self.playout_epsilon!r}"
             )
 
@@ -204,6 +165,8 @@ def search(
     if len(obs.legal_moves) == 1:
         only = obs.legal_moves[0]
         return SearchResult(obs.seat, only, (MoveStats(only, 0, 0.0, 0.0),), 0, 0, 0.0)
+    if limit.iterations is not None and limit.iterations > MAX_ITERATIONS:
+        raise CandyLabSearchError(f"iterations: at most {MAX_ITERATIONS:,} a search")
     template = worlds.world_template(obs)
     seed = limit.seed if limit.seed is not None else fresh_seed()
     threads = limit.threads

@@ -1,4 +1,5 @@
-"""The search's settings: when to stop (SearchLimit) and how to search (SearchConfig).
+"""The search's settings: when to stop (SearchLimit, shared with Candy Lab: csl_ai.limits)
+and how to search (SearchConfig).
 
 Every tuned constant of the search is a SearchConfig field with a short docstring; the
 evidence for each default is in docs/tuning.md. policy_settings turns a config into the
@@ -11,12 +12,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from csl_ai.errors import CslError
 from csl_ai.game import Observation
 from csl_ai.policy import CardPolicy
 from csl_ai.search.fitted import FittedModels
 from csl_ai.rules import Kind, Side
-from csl_ai.seeds import MASK64
+from csl_ai.errors import CslError
+from csl_ai.limits import SearchLimit, SearchSettingsError, _is_int
 
 Algorithm = Literal["ismcts", "pimc"]
 Utility = Literal["win", "points"]
@@ -24,53 +25,6 @@ PlayoutPolicy = Literal["rules", "random"]
 OpponentBeliefs = Literal["posterior", "fixed"]
 CardPolicyKind = Literal["rules", "learned"]
 
-
-
-class SearchSettingsError(CslError):
-    """A SearchLimit or SearchConfig value out of range."""
-
-
-@dataclass(frozen=True)
-class SearchLimit:
-    """When to stop, on how many threads, from which seed.
-
-    With both limits the search stops at whichever comes first. With a seed and an
-    iteration limit (and no time limit) the result is identical run after run for the same
-    number of threads; another thread count searches other streams and may answer otherwise
-    where moves are close.
-    """
-
-    iterations: int | None = None
-    """Total iterations over all threads (ISMCTS: one world and one playout each; PIMC: one
-    playout each, whole worlds only)."""
-    time_ms: float | None = None
-    """Wall-clock budget of the decision, in milliseconds, for each thread: what the set-up
-    before the threads start takes (the pool of inferred worlds) counts against it."""
-    threads: int = 1
-    """Root-parallel searches, each on its own thread with its own seeded stream; their root
-    statistics are summed in thread order."""
-    seed: int | None = None
-    """Base seed; None draws one from the operating system (not reproducible)."""
-
-    def __post_init__(self) -> None:
-        if self.iterations is None and self.time_ms is None:
-            raise SearchSettingsError("SearchLimit needs iterations or time_ms")
-        if self.iterations is not None and (
-            not _is_int(self.iterations) or self.iterations < 1
-        ):
-            raise SearchSettingsError(
-                f"iterations must be a positive integer, got {self.iterations!r}"
-            )
-        if self.time_ms is not None and (
-            isinstance(self.time_ms, bool)
-            or not isinstance(self.time_ms, (int, float))
-            or not 0 < self.time_ms < math.inf
-        ):
-            raise SearchSettingsError(f"time_ms must be a positive number, got {self.time_ms!r}")
-        if not _is_int(self.threads) or not 1 <= self.threads <= 256:
-            raise SearchSettingsError(f"threads must be an integer 1..256, got {self.threads!r}")
-        if self.seed is not None and (not _is_int(self.seed) or not 0 <= self.seed <= MASK64):
-            raise SearchSettingsError(f"seed must be an integer 0..2**64-1, got {self.seed!r}")
 
 
 @dataclass(frozen=True)
@@ -384,9 +338,6 @@ def _split_mixture(rows: object) -> tuple[tuple[float, float, float, float], ...
     return tuple((float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
 
 
 def policy_settings(obs: Observation, config: SearchConfig) -> dict[str, Any]:
@@ -402,3 +353,15 @@ def policy_settings(obs: Observation, config: SearchConfig) -> dict[str, Any]:
         "potential_decay": config.potential_decay,
     }
 
+
+__all__ = [
+    "Algorithm",
+    "CardPolicyKind",
+    "OpponentBeliefs",
+    "PlayoutPolicy",
+    "SearchConfig",
+    "SearchLimit",
+    "SearchSettingsError",
+    "Utility",
+    "policy_settings",
+]
