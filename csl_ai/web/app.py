@@ -1,11 +1,12 @@
 """The `csl serve` web app: the page, its JSON API (docs/web-api.md) and the error policy.
 
-`create_app` builds a Starlette app around one `GameStore` (the live games) and one
-`AnalysisJobs`. Every error is a JSON body ``{"error": {"message", "kind"}}``: 4xx for a
-bad request (malformed JSON, a body over its limit, an unknown or path-like id, an
-illegal move), 500 without a traceback for a bug, and the server keeps serving. Request
-bodies are read against a size limit and refused (413) as soon as they pass it; ids are
-matched against strict patterns and records are found only inside the records folder.
+`create_app` builds a Starlette app around one `GameStore` (the live games), one
+`AnalysisJobs` and one `csl_ai.web.candylab.CandyLabStore` (the Candy Lab games). Every
+error is a JSON body ``{"error": {"message", "kind"}}``: 4xx for a bad request
+(malformed JSON, a body over its limit, an unknown or path-like id, an illegal move), 500
+without a traceback for a bug, and the server keeps serving. Request bodies are read
+against a size limit and refused (413) as soon as they pass it; ids are matched against
+strict patterns and records are found only inside the records folder.
 
 Outside everything, `csl_ai.web.guard` refuses a foreign Host, Origin, a missing token
 or a non-JSON state-changing request, and adds the security headers to every answer.
@@ -38,6 +39,7 @@ from csl_ai.errors import CslError, clip
 from csl_ai.explain import rules_sections
 from csl_ai.records import records_folder
 from csl_ai.rules import PLAYER_SPECS, Kind, RulesConfig, Side, StarOption, parse_sides
+from csl_ai.web.candylab import CandyLabApi, CandyLabStore
 from csl_ai.web.errors import ApiError, api_error_for, bad_request, conflict
 from csl_ai.web.games import DEFAULTS, GameStore, LiveGame, ServerConfig, builtin_decks, level_specs
 from csl_ai.web.guard import GuardMiddleware, ServerGuard, guard_settings
@@ -494,10 +496,21 @@ def create_app(
     config = ServerConfig(records_dir=folder, levels=level_specs(test_ai), **limits)
     guard = ServerGuard.for_server(host, port, token)
     api = Api(config, guard)
+    lab = CandyLabApi(
+        CandyLabStore(folder, max_games=max_games, max_searches=config.max_searches),
+        api.body_object,
+        ApiResponse,
+    )
     static = static_dir if static_dir is not None else STATIC_DIR
 
     async def index(request: Request) -> Response:
         page = static / "index.html"
+        if page.is_file():
+            return FileResponse(page, headers={"Cache-Control": "no-store"})
+        return HTMLResponse("<!doctype html><title>csl serve</title><p>The page is not installed.</p>", 404)
+
+    async def candylab_page(request: Request) -> Response:
+        page = static / "candylab.html"
         if page.is_file():
             return FileResponse(page, headers={"Cache-Control": "no-store"})
         return HTMLResponse("<!doctype html><title>csl serve</title><p>The page is not installed.</p>", 404)
@@ -525,6 +538,11 @@ def create_app(
         Route("/api/records/{record_id}/position", api.record_position, methods=["GET"]),
         Route("/api/records/{record_id}/analysis", api.analysis, methods=["POST"]),
         Route("/api/analyses/{job_id}", api.analysis_job, methods=["GET"]),
+        Route("/candylab", candylab_page, methods=["GET"]),
+        Route("/api/candylab/options", lab.options, methods=["GET"]),
+        Route("/api/candylab/games", lab.new_game, methods=["POST"]),
+        Route("/api/candylab/games/{lab_id}", lab.get_game, methods=["GET"]),
+        Route("/api/candylab/games/{lab_id}/move", lab.move, methods=["POST"]),
         Mount("/static", StaticFiles(directory=static, check_dir=False), name="static"),
     ]
     @contextlib.asynccontextmanager
@@ -544,6 +562,7 @@ def create_app(
         },
     )
     app.state.api = api
+    app.state.candylab = lab
     return app
 
 

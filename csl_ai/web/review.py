@@ -159,12 +159,14 @@ def record_info(path: Path, live: set[str]) -> dict[str, Any]:
 
 
 def list_records(folder: Path, live: set[str]) -> list[dict[str, Any]]:
-    """The records in folder, newest first (at most MAX_LISTED)."""
+    """The Candy Spiders Leopards records in folder, newest first (at most MAX_LISTED);
+    Candy Lab's (``candylab-*.json``, which this page cannot review) are left out."""
     try:
         entries = [
             e
             for e in os.scandir(folder)
             if e.name.endswith(".json")
+            and not e.name.startswith("candylab-")
             and RECORD_ID_RE.fullmatch(e.name[: -len(".json")])
             and e.is_file(follow_symlinks=False)
         ]
