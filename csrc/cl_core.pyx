@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Candy Lab's compiled core: the rules, the heuristic player and the ISMCTS search in C.
 
-Everything below the Python functions is C-level (fixed structs, bitmasks, nogil). The
-functions at the bottom are the boundary: they take and give the Python `State`
+Everything in the included .pxi files is C-level (fixed structs, bitmasks, nogil). The
+functions and the `SearchWorker` class below them are the boundary: they take and give the Python `State`
 (``csl_ai.candylab.state``), a `Catalogue` and plain ints. The Python rules core stays the
 reference the game, records and replay use; this one is its line-by-line image for the
 search's hot loop (tests/test_candylab_core_c.py keeps the two in step).
@@ -203,7 +203,7 @@ cdef void _worlds_from(object template, object pool, object places, object needs
 
 
 def sample_worlds(template, pool, places, needs, int pile_size, int n, uint64_t seed) -> list:
-    """n full States dealt from a world template (see `search`), from seed: the worlds the
+    """n full States dealt from a world template (see `SearchWorker`), from seed: the worlds the
     search draws, for tests and analysis."""
     cdef ClWorlds w
     cdef ClState st

@@ -196,6 +196,29 @@ def test_a_human_plays_a_whole_game_with_refused_inputs(tmp_path: Path) -> None:
     assert replay_record(record).is_over
 
 
+def test_hints_advise_a_legal_move_at_the_ai_level(tmp_path: Path) -> None:
+    """'hint' searches the waiting seat's decision at the AI seats' budget and names one of
+    the listed moves; --hint shows it before every decision with a choice; the same seed
+    gives the same advice."""
+    path = tmp_path / "hint.json"
+    args = ["play", "--game", "candy-lab", "--players", "2", "--ai", "ismcts:iters=40",
+            "--seed", "5", "--record", str(path)]
+    result = invoke(args, stdin="hint\nquit\n")
+    assert_ok(result)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("Hint (")]
+    assert len(lines) == 1 and "40 iterations" in lines[0] and "the AI seats' level" in lines[0]
+    listed = [line.split(". ", 1)[1] for line in result.stdout.splitlines()
+              if line.strip()[:3].strip().rstrip(".").isdigit() and ". " in line]
+    advised = lines[0].split("iterations): ", 1)[1].rsplit(" (wins", 1)[0]
+    assert advised in listed
+    again = invoke(args[:-2] + ["--record", str(tmp_path / "again.json")], stdin="hint\nquit\n")
+    assert [line for line in again.stdout.splitlines() if line.startswith("Hint (")] == lines
+    auto = invoke(["play", "--game", "candy-lab", "--players", "2", "--ai", "random", "--seed",
+                   "5", "--hint", "--record", str(tmp_path / "auto.json")], stdin="1\n1\nquit\n")
+    assert_ok(auto)
+    assert "Hint (level normal, 10,000 iterations): " in auto.stdout
+
+
 def test_end_of_input_saves_the_unfinished_game(tmp_path: Path) -> None:
     path = tmp_path / "cut.json"
     result = invoke(
@@ -239,7 +262,7 @@ def test_search_ai_seats_play(tmp_path: Path) -> None:
         (["--ai", "minimax"], "unknown agent"),
         (["--ai", "ismcts:iters=0"], "iters"),
         (["--sides", "candy=B"], "--sides: not an option of Candy Lab"),
-        (["--hint"], "--hint: not an option of Candy Lab"),
+        (["--deck", "x.json"], "--deck: not an option of Candy Lab"),
         (["--first-seat", "3", "--players", "2"], "--first-seat"),
     ],
 )

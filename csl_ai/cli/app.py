@@ -246,11 +246,11 @@ def play(
 
         candylab_cmd.refuse_options("Candy Lab", {
             "--sides": bool(sides), "--star-option": star_option is not StarOption.TWICE,
-            "--deck": deck is not None, "--hint": hint, "--resume": resume is not None,
+            "--deck": deck is not None, "--resume": resume is not None,
         })
         code = candylab_cmd.play_command(
             players=players, humans=humans, ai=ai, seed=seed, record=record,
-            first_seat=first_seat, console=_console(),
+            first_seat=first_seat, console=_console(), hint=hint,
         )
         if code:
             raise typer.Exit(code)

@@ -55,7 +55,8 @@ HUMAN: Final = "human"
 INPUT_HELP: Final = (
     "Type a move's number from the list, or its text as listed (play #ID [COLOURS] @POS, "
     "give_back #BAR left|right, stop, draw down|up0|up1|up2, effect #BAR -> ...); "
-    "'board' shows the table, 'quit' stops (the record is saved)."
+    "'board' shows the table, 'hint' the AI's advice (at the AI seats' level), 'quit' "
+    "stops (the record is saved)."
 )
 
 
@@ -170,8 +171,10 @@ def play_command(
     record: str | None,
     first_seat: int,
     console: Console,
+    hint: bool = False,
 ) -> int:
-    """`csl play --game candy-lab`: play to the end, save the record; the exit code."""
+    """`csl play --game candy-lab`: play to the end, save the record; the exit code. With
+    hint, the AI's advice is shown before each of the human's decisions."""
     from csl_ai.candylab import CandyLabRules, Game
     from csl_ai.candylab.players import make_agent, parse_spec
     from csl_ai.cli.play import check_not_taken, check_writable, console_ask
@@ -183,7 +186,7 @@ def play_command(
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise CliInputError(f"--seed: must be 0..{MAX_SEED}, got {seed}")
     human_seats = parse_humans(humans, players)
-    parse_spec(ai)
+    _, budget = parse_spec(ai)
     path: Path | None = None
     if record is not None:
         path = Path(record)
@@ -191,6 +194,7 @@ def play_command(
         check_not_taken(path, None)
     secret = seed is None
     game_seed = fresh_seed() if seed is None else seed
+    advice = _Advice(budget, game_seed)
     rules = CandyLabRules(players=players, first_seat=first_seat)
     specs = [HUMAN if p in human_seats else ai.strip() for p in range(players)]
     agents: list[Agent | None] = [
@@ -217,7 +221,9 @@ def play_command(
                 if obs.turn != shown_turn or len(human_seats) > 1:
                     _print_lines(console, board_lines(obs, names))
                     shown_turn = obs.turn
-                game.play(_human_move(game, seat, names, ask, console))
+                if hint and len(obs.legal_moves) > 1:
+                    advice.show(game, seat, console)
+                game.play(_human_move(game, seat, names, ask, console, advice))
             else:
                 move = agent.act(game.observation(seat))
                 text = game.move_text(move)
@@ -263,7 +269,44 @@ def _print_lines(console: Console, lines: list[str]) -> None:
         _say(console, line)
 
 
-def _human_move(game: Game, seat: int, names: list[str], ask: Any, console: Console) -> int:
+class _Advice:
+    """The hint: a search from the waiting seat's view at the AI seats' budget (the
+    default level when the AI seats do not search), seeded from the game's seed and the
+    decision's place, so the same deal gives the same advice."""
+
+    def __init__(self, budget: Any, game_seed: int) -> None:
+        from csl_ai.candylab.players import DEFAULT_LEVEL, LEVELS
+
+        if budget is None:
+            self.iterations, self.time_ms = LEVELS[DEFAULT_LEVEL], None
+            self.text = f"level {DEFAULT_LEVEL}"
+        else:
+            self.iterations, self.time_ms = budget.iterations, budget.time_ms
+            self.text = "the AI seats' level"
+        self.game_seed = game_seed
+
+    def show(self, game: Game, seat: int, console: Console) -> None:
+        from csl_ai.candylab.search import SearchLimit, search
+        from csl_ai.seeds import labelled_seed
+
+        obs = game.observation(seat)
+        seed = labelled_seed(self.game_seed, f"hint{seat}-{len(game.moves)}")
+        result = search(
+            obs, SearchLimit(iterations=self.iterations, time_ms=self.time_ms, seed=seed)
+        )
+        best = result.moves[0]
+        lines = [
+            f"Hint ({self.text}, {result.iterations:,} iterations): "
+            f"{game.move_text(result.best_move)} (wins {best.win_chance:.0%} of its playouts)"
+        ]
+        for m in result.moves[1:3]:
+            lines.append(f"  then {game.move_text(m.move)} ({m.win_chance:.0%})")
+        _print_lines(console, lines)
+
+
+def _human_move(
+    game: Game, seat: int, names: list[str], ask: Any, console: Console, advice: _Advice
+) -> int:
     moves = game.legal_moves()
     _say(console, f"{names[seat]}, your moves:")
     for i, m in enumerate(moves, 1):
@@ -280,6 +323,12 @@ def _human_move(game: Game, seat: int, names: list[str], ask: Any, console: Cons
             continue
         if low == "board":
             _print_lines(console, board_lines(game.observation(seat), names))
+            continue
+        if low == "hint":
+            if len(moves) == 1:
+                _say(console, f"Only one move: {game.move_text(moves[0])}")
+            else:
+                advice.show(game, seat, console)
             continue
         if low in ("moves", "list"):
             for i, m in enumerate(moves, 1):
