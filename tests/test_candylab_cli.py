@@ -219,6 +219,57 @@ def test_hints_advise_a_legal_move_at_the_ai_level(tmp_path: Path) -> None:
     assert "Hint (level normal, 10,000 iterations): " in auto.stdout
 
 
+def test_a_quit_game_resumes_to_the_same_end(tmp_path: Path) -> None:
+    """Quit after a few decisions, --resume the record: the game goes on from there with
+    the same seats and AI (seeded by the deal and each decision's place), saved back to
+    its file, and ends exactly as the game played without a break."""
+    setup = ["--players", "2", "--ai", "ismcts:iters=20", "--seed", "11"]
+    whole = tmp_path / "whole.json"
+    assert_ok(invoke(["play", "--game", "candy-lab", *setup, "--record", str(whole)],
+                     stdin="1\n" * 400))
+    cut = tmp_path / "cut.json"
+    first = invoke(["play", "--game", "candy-lab", *setup, "--record", str(cut)],
+                   stdin="1\n1\n1\nquit\n")
+    assert_ok(first)
+    assert f"--resume {cut}" in first.stdout
+    assert load_record(cut)["meta"] == {"status": "quit"}
+    resumed = invoke(["play", "--game", "candy-lab", "--resume", str(cut)], stdin="1\n" * 400)
+    assert_ok(resumed)
+    assert "resumed at turn" in resumed.stdout
+    done, reference = load_record(cut), load_record(whole)
+    assert done["moves"] == reference["moves"] and done["result"] == reference["result"]
+    assert replay_record(done).is_over
+    assert_one_line_error(
+        invoke(["play", "--game", "candy-lab", "--resume", str(cut)]), "the game is over"
+    )
+
+
+def test_resume_refuses_setup_options_and_broken_records(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.json"
+    assert_ok(invoke(["play", "--game", "candy-lab", "--players", "2", "--ai", "random",
+                      "--seed", "3", "--record", str(cut)], stdin="quit\n"))
+    assert_one_line_error(
+        invoke(["play", "--game", "candy-lab", "--resume", str(cut), "--players", "3"]),
+        "--resume: the game's rules, seats and seed come from the record; leave out --players",
+    )
+    record = json.loads(cut.read_text())
+    record["agents"] = ["human"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    assert_one_line_error(
+        invoke(["play", "--game", "candy-lab", "--resume", str(bad)]), "agents: must be a list of one name per seat"
+    )
+    record["agents"] = ["human", "minimax"]
+    bad.write_text(json.dumps(record))
+    assert_one_line_error(
+        invoke(["play", "--game", "candy-lab", "--resume", str(bad)]), "agents[1]"
+    )
+    assert_one_line_error(
+        invoke(["play", "--game", "candy-lab", "--resume", str(tmp_path / "none.json")]),
+        "none.json",
+    )
+
+
 def test_end_of_input_saves_the_unfinished_game(tmp_path: Path) -> None:
     path = tmp_path / "cut.json"
     result = invoke(

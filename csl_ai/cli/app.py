@@ -246,11 +246,19 @@ def play(
 
         candylab_cmd.refuse_options("Candy Lab", {
             "--sides": bool(sides), "--star-option": star_option is not StarOption.TWICE,
-            "--deck": deck is not None, "--resume": resume is not None,
+            "--deck": deck is not None,
         })
+        setup_given = [
+            flag for flag, given in (
+                ("--players", players != 4), ("--humans", humans != "0"),
+                ("--ai", ai != "ismcts:normal"), ("--seed", seed is not None),
+                ("--first-seat", first_seat != 0),
+            ) if given
+        ]
         code = candylab_cmd.play_command(
             players=players, humans=humans, ai=ai, seed=seed, record=record,
-            first_seat=first_seat, console=_console(), hint=hint,
+            first_seat=first_seat, console=_console(), hint=hint, resume=resume,
+            setup_given=setup_given,
         )
         if code:
             raise typer.Exit(code)

@@ -22,6 +22,8 @@ Everything heavy (the rules, the search) is imported when a command runs.
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -172,13 +174,73 @@ def play_command(
     first_seat: int,
     console: Console,
     hint: bool = False,
+    resume: str | None = None,
+    setup_given: Sequence[str] = (),
 ) -> int:
     """`csl play --game candy-lab`: play to the end, save the record; the exit code. With
-    hint, the AI's advice is shown before each of the human's decisions."""
-    from csl_ai.candylab import CandyLabRules, Game
-    from csl_ai.candylab.players import make_agent, parse_spec
+    hint, the AI's advice is shown before each of the human's decisions. With resume, an
+    unfinished record goes on (its rules, seats and seed; setup_given names the set-up
+    options given beside it, which are refused) and is saved back to its file unless
+    record names another; the record is locked while it is played."""
     from csl_ai.cli.play import check_not_taken, check_writable, console_ask
-    from csl_ai.seeds import MAX_SEED, fresh_seed, labelled_seed
+    from csl_ai.record_lock import RecordInUseError, RecordLock, in_use_message
+
+    locks: list[RecordLock] = []
+
+    def lock(path: Path, option: str) -> None:
+        try:
+            locks.append(RecordLock.acquire(path, PROGRAM))
+        except RecordInUseError as e:
+            raise RecordInUseError(f"{option}: {in_use_message(path, e.holder)}", e.holder) from None
+
+    try:
+        path: Path | None = None
+        if record is not None:
+            path = Path(record)
+            check_writable(path)
+            check_not_taken(path, resume)
+        if resume is not None:
+            if setup_given:
+                raise CliInputError(
+                    "--resume: the game's rules, seats and seed come from the record; "
+                    f"leave out {', '.join(setup_given)}"
+                )
+            lock(Path(resume), "--resume")
+            game, specs = _resumed(resume)
+            if path is None:
+                path = Path(resume)
+                check_writable(path, "--resume")
+            secret = False
+        else:
+            game, specs, secret = _new_game(players, humans, ai, seed, first_seat)
+        if path is not None and not (resume is not None and _same_file(path, resume)):
+            lock(path, "--record")
+        return _play(game, specs, secret, path, console, console_ask(console), hint, resume)
+    finally:
+        for held in reversed(locks):
+            held.release()
+
+
+PROGRAM: Final = "csl play --game candy-lab"
+"""Who holds a record's lock while this command plays it."""
+
+
+def _same_file(path: Path, other: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(path, other)
+    except OSError:
+        return False
+
+
+def _new_game(
+    players: int, humans: str, ai: str, seed: int | None, first_seat: int
+) -> tuple[Game, list[str], bool]:
+    """A new game from the options: the game, each seat's spec, whether its seed is secret."""
+    from csl_ai.candylab import CandyLabRules, Game
+    from csl_ai.candylab.players import parse_spec
+    from csl_ai.seeds import MAX_SEED, fresh_seed
 
     check_players(players)
     if not 0 <= first_seat < players:
@@ -186,30 +248,80 @@ def play_command(
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise CliInputError(f"--seed: must be 0..{MAX_SEED}, got {seed}")
     human_seats = parse_humans(humans, players)
-    _, budget = parse_spec(ai)
-    path: Path | None = None
-    if record is not None:
-        path = Path(record)
-        check_writable(path)
-        check_not_taken(path, None)
-    secret = seed is None
+    parse_spec(ai)
     game_seed = fresh_seed() if seed is None else seed
-    advice = _Advice(budget, game_seed)
     rules = CandyLabRules(players=players, first_seat=first_seat)
     specs = [HUMAN if p in human_seats else ai.strip() for p in range(players)]
+    return Game(rules, seed=game_seed), specs, seed is None
+
+
+def _resumed(path: str) -> tuple[Game, list[str]]:
+    """The unfinished game of a record and its seats' specs; one-line errors otherwise."""
+    from csl_ai.candylab.players import parse_spec
+    from csl_ai.candylab.records import load_record, replay_record
+
+    where = f"--resume {path_label(path)}"
+    record = load_record(path)
+    game = replay_record(record)
+    if game.is_over:
+        raise CliInputError(f"{where}: the game is over ({game.summary()}); nothing to resume")
+    specs = record.get("agents")
+    if (
+        not isinstance(specs, list)
+        or len(specs) != game.players
+        or not all(isinstance(spec, str) for spec in specs)
+    ):
+        raise CliInputError(
+            f"{where}: agents: one spec per seat ({game.players}) is needed to seat the players"
+        )
+    for seat, spec in enumerate(specs):
+        if spec != HUMAN:
+            try:
+                parse_spec(spec)
+            except CslError as e:
+                raise CliInputError(f"{where}: agents[{seat}]: {e}") from None
+    return game, list(specs)
+
+
+def _play(
+    game: Game,
+    specs: list[str],
+    secret: bool,
+    path: Path | None,
+    console: Console,
+    ask: Any,
+    hint: bool,
+    resume: str | None,
+) -> int:
+    """Play the game to its end (or until stopped) and save its record; the exit code."""
+    from csl_ai.candylab.players import make_agent, parse_spec
+    from csl_ai.seeds import labelled_seed
+
+    players = game.players
+    game_seed = game.seed
+    assert game_seed is not None
+    human_seats = [p for p in range(players) if specs[p] == HUMAN]
     agents: list[Agent | None] = [
-        None if specs[p] == HUMAN else make_agent(ai, labelled_seed(game_seed, f"agent{p}"))
+        None if specs[p] == HUMAN else make_agent(specs[p], labelled_seed(game_seed, f"agent{p}"))
         for p in range(players)
     ]
+    ai_budget = next((parse_spec(s)[1] for s in specs if s != HUMAN), None)
+    advice = _Advice(ai_budget, game_seed)
     names = seat_names(players, specs)
-    game = Game(rules, seed=game_seed)
-    ask = console_ask(console)
-    _say(
-        console,
-        f"Candy Lab, {players} players (catalogue {rules.catalogue.name!r}); "
-        + ", ".join(names)
-        + ("." if secret else f"; seed {game_seed}."),
-    )
+    rules = game.rules
+    if resume is not None:
+        _say(
+            console,
+            f"Candy Lab, {players} players, resumed at turn {game.state.turn + 1} "
+            f"({len(game.moves)} moves played); " + ", ".join(names) + ".",
+        )
+    else:
+        _say(
+            console,
+            f"Candy Lab, {players} players (catalogue {rules.catalogue.name!r}); "
+            + ", ".join(names)
+            + ("." if secret else f"; seed {game_seed}."),
+        )
     status, code = "over", 0
     try:
         shown_turn = -1
@@ -243,12 +355,14 @@ def play_command(
             _say(console, f"This deal again: --seed {game_seed}")
     else:
         _say(console, f"Game {status} at turn {game.state.turn + 1}.")
-    _save(game, specs, path, console, status)
+    saved = _save(game, specs, path, console, status)
+    if not game.is_over:
+        _say(console, f"Go on with: csl play --game candy-lab --resume {shlex.quote(str(saved))}")
     return code
 
 
-def _save(game: Game, specs: list[str], path: Path | None, console: Console, status: str) -> None:
-    """Save the game's record at path, or at a new name in the records folder."""
+def _save(game: Game, specs: list[str], path: Path | None, console: Console, status: str) -> Path:
+    """Save the game's record at path, or at a new name in the records folder; where."""
     from csl_ai.candylab.records import game_to_record, new_record_path, save_record
     from csl_ai.records import records_folder
 
@@ -257,6 +371,7 @@ def _save(game: Game, specs: list[str], path: Path | None, console: Console, sta
     target = path if path is not None else new_record_path(records_folder())
     save_record(record, target)
     _say(console, f"Record saved to {path_label(target)}.")
+    return target
 
 
 def _say(console: Console, text: str) -> None:
