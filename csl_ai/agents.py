@@ -61,13 +61,12 @@ LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 5
 out (the levels' iterations before the learned value); a level searches as many
 iterations of today's search as take that time (`level_iterations`)."""
 
-LEVEL_SCALE: Final[Mapping[int, float]] = {2: 2.4, 3: 2.1, 4: 1.8, 5: 2.4}
+LEVEL_SCALE: Final[Mapping[int, float]] = {2: 2.6, 3: 2.7, 4: 2.0, 5: 2.5}
 """Per player count: iterations of the default search per iteration of a level's budget,
-so that a level keeps its time per decision as the search gets faster (was 1.4, 1.35,
-1.5, 1.4 before the learned value's tables: process CPU a searched decision at `normal`,
-2 to 5 players, 25.7, 26.8, 49.5 and 39.4 ms then; now 20.4, 30.7, 54.0 and 29.0 ms at
-22,000, 25,000, 20,000 and 22,000 iterations, and these scales stay at or under the old
-time; `python benchmarks/level_time.py`, docs/benchmarks.md)."""
+so that a level keeps its time per decision as the search gets faster: at or under the
+process CPU a searched decision at `normal` took the frozen build of issue 40 (scales 1.4,
+1.35, 1.5, 1.4), `python benchmarks/level_time.py` under both builds on one quiet host
+(docs/benchmarks.md, twenty-fourth session)."""
 
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""
