@@ -442,7 +442,7 @@ def test_numeric_options_have_bounds(play_position: Path, args: list[str]) -> No
 def test_the_search_stops_at_its_memory_ceiling(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.threads as threads_module
+    import csl_ai.search.run as search_module
 
     ceiling = 2 << 20
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", ceiling)
@@ -459,7 +459,7 @@ def test_the_search_stops_at_its_memory_ceiling(
 def test_best_move_says_when_the_memory_ceiling_stopped_it(
     play_position: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import csl_ai.threads as threads_module
+    import csl_ai.search.run as search_module
 
     monkeypatch.setattr(search_module, "MAX_TREE_BYTES", 1 << 20)
     ran = run_cli(["best-move", str(play_position), "--iterations", HUGE_SEARCH, "--seed", "1"])
