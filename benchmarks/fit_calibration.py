@@ -4,7 +4,8 @@ Plays ISMCTS (one seat, every seat in turn on each deal) against three copies of
 opponent, keeps the search's raw mean win share at every decision it searched with the
 realised win share of the game, fits the map of csl_ai.calibration per player count on the
 tuning opponents' games, and prints for the fitting games and for held-out opponents' games
-(other deals) the calibration before and after: the Brier score, the mean estimate against
+(other deals) the calibration before (raw), with the map the search reads now ("map in use":
+the shipped one, or --fitted's) and after: the Brier score, the mean estimate against
 the realised share, the deciles (estimate, realised, decisions, and the 95% interval of
 their difference bootstrapped over deals, since a game's decisions share one outcome), and
 the mean difference by round of the game. --save keeps the decisions, --load refits and
@@ -216,6 +217,7 @@ def main() -> int:
         if args.save:
             args.save.write_text(json.dumps(sets))
     identity = WinCalibration.identity().coefficients[0]
+    in_use = models(args.fitted).win_calibration
     rows = [identity] * 4
     for players in sorted({int(k.split("|")[0]) for k in sets}):
         mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
@@ -235,6 +237,8 @@ def main() -> int:
             _kind, opponent, budget = key.split("|")
             name = f"{'held out ' if key.startswith('held|') else ''}{opponent} {int(budget) // 1000}k"
             print(report(f"{name}, raw", samples, None, players))
+            if in_use is not None:
+                print(report(f"{name}, map in use", samples, in_use, players))
             print(report(f"{name}, calibrated", samples, fitted, players))
         sys.stdout.flush()
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
