@@ -12,6 +12,7 @@ end of the game and the review with its graph.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -56,24 +58,32 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The app under uvicorn in a background thread: (base URL, records folder)."""
-    records = tmp_path_factory.mktemp("records")
-    app = create_app(records, test_ai=TEST_AI, max_searches=2)
+@contextlib.contextmanager
+def serving(app: Any, name: str) -> Iterator[str]:
+    """app under uvicorn in a background thread for the block: its base URL."""
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
     uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, name="csl-serve-test", daemon=True)
+    thread = threading.Thread(target=uv.run, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not uv.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", records
-    uv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        uv.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The app under uvicorn in a background thread: (base URL, records folder)."""
+    records = tmp_path_factory.mktemp("records")
+    with serving(create_app(records, test_ai=TEST_AI, max_searches=2), "csl-serve-test") as base:
+        yield base, records
 
 
 @pytest.fixture()

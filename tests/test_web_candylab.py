@@ -446,9 +446,8 @@ def test_the_page_is_served_and_linked(client: TestClient) -> None:
 
 # --- the page in a browser -----------------------------------------------------------------------
 try:
-    import uvicorn
     from playwright.sync_api import ConsoleMessage, sync_playwright
-    from test_web_browser import CHROMIUM, CHROMIUM_ARGS, _free_port
+    from test_web_browser import CHROMIUM, CHROMIUM_ARGS, serving
 except ImportError:  # no browser tooling here: the browser test is skipped
     CHROMIUM = None
 
@@ -458,18 +457,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     """The app under uvicorn in a background thread: (base URL, records folder, app)."""
     records = tmp_path_factory.mktemp("records")
     app = create_app(records, max_searches=1)
-    config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning", access_log=False)
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, name="csl-serve-candylab-test", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not uv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{config.port}", records, app
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with serving(app, "csl-serve-candylab-test") as base:
+        yield base, records, app
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium executable or playwright")

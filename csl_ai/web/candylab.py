@@ -48,7 +48,7 @@ from csl_ai.errors import CslError, IllegalMoveError, RecordWriteError, clip, pa
 from csl_ai.files import OutputExistsError, create_file_exclusive
 from csl_ai.seeds import MAX_SEED, fresh_seed, labelled_seed
 from csl_ai.web.errors import ApiError, api_error_for, bad_request, busy, conflict, not_found
-from csl_ai.web.games import GAME_ID_RE
+from csl_ai.web.games import GAME_ID_RE, check_fields, viewer_seat
 
 HUMAN: Final = "human"
 """A human seat's name in `LabGame.specs` and in records (as `csl play --game candy-lab`)."""
@@ -107,12 +107,6 @@ def _is_int(value: object) -> bool:
 
 def _bad_options(message: str) -> ApiError:
     return ApiError(400, "bad_options", message)
-
-
-def _check_fields(body: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
-    for key in body:
-        if key not in allowed:
-            raise bad_request(f"{what}: unknown field {clip(str(key), 40)!r} (expected {', '.join(allowed)})")
 
 
 # --- JSON of the components ---------------------------------------------------------------
@@ -225,21 +219,7 @@ class CandyLabStore:
     def viewer(lab: LabGame, seat: object) -> int:
         """The human seat a state is drawn for: seat when given (text from a query, or an
         int; 400 unless a human seat), else the human to move, else the lowest human seat."""
-        humans = lab.humans
-        if seat is None or seat == "":
-            current = lab.game.current
-            return current if current in humans else humans[0]
-        if isinstance(seat, str):
-            if not seat.isdigit() or len(seat) > 2:
-                raise bad_request(f"seat: must be a seat number, got {clip(seat, 20)!r}")
-            seat = int(seat)
-        if not _is_int(seat) or seat not in humans:
-            raise bad_request(
-                f"seat: {clip(repr(seat), 20)} is not a human seat of this game "
-                f"(human seats: {', '.join(map(str, humans))})"
-            )
-        assert isinstance(seat, int)
-        return seat
+        return viewer_seat(seat, lab.humans, lab.game.current)
 
     # --- what a seat sees -----------------------------------------------------------------
     def state(self, lab: LabGame, viewer: int) -> dict[str, Any]:
@@ -302,7 +282,7 @@ class CandyLabStore:
     async def create(self, body: Mapping[str, Any]) -> LabGame:
         """A new game from the options of docs/web-api.md (bad_options for refused ones),
         its AI seats moved until a human is to move."""
-        _check_fields(body, NEW_GAME_FIELDS, "new game")
+        check_fields(body, NEW_GAME_FIELDS, "new game")
         players = body.get("players", DEFAULT_PLAYERS)
         if not _is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise _bad_options(
@@ -360,7 +340,7 @@ class CandyLabStore:
         the seat that moved. Everything is checked before the move is played: 400 for a bad
         body or a seat that is not human, 409 when it is not that seat's turn (or the AI is
         moving, or the game is over), 400 illegal_move for a move the rules refuse."""
-        _check_fields(body, MOVE_FIELDS, "move request")
+        check_fields(body, MOVE_FIELDS, "move request")
         if "move" not in body:
             raise bad_request("move: missing (one of the packed moves of legal_moves)")
         move = body["move"]

@@ -313,7 +313,8 @@ def decisions_made(game: Game) -> int:
     return count
 
 
-def _check_fields(body: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
+def check_fields(body: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
+    """400 naming the first field of body that is not in allowed."""
     for key in body:
         if key not in allowed:
             raise bad_request(
@@ -330,12 +331,16 @@ def _bad_options(message: str) -> ApiError:
 
 
 def _viewer(table: Table, seat: str | int | None, playing: bool) -> int:
-    """The human seat of table a state is drawn for: seat when given (a human seat, else
-    400), else the one the game waits for, else the lowest human seat."""
-    humans = sorted(table.humans)
+    """The human seat of table a state is drawn for (`viewer_seat`)."""
+    return viewer_seat(seat, sorted(table.humans), table.waiting_for if playing else None)
+
+
+def viewer_seat(seat: object, humans: Sequence[int], waiting: int | None) -> int:
+    """The human seat a state is drawn for, in either game: seat when given (text from a
+    query, or an int; 400 unless one of humans), else waiting when it is a human seat,
+    else the lowest human seat."""
     if seat is None or seat == "":
-        waiting = table.waiting_for if playing else None
-        return waiting if waiting is not None else humans[0]
+        return waiting if waiting is not None and waiting in humans else min(humans)
     if isinstance(seat, str):
         if not seat.isdigit() or len(seat) > 3:
             raise bad_request(f"seat: must be a seat number, got {clip(seat, 20)!r}")
@@ -345,6 +350,7 @@ def _viewer(table: Table, seat: str | int | None, playing: bool) -> int:
             f"seat: {clip(repr(seat), 20)} is not a human seat of this game "
             f"(human seats: {', '.join(map(str, humans))})"
         )
+    assert isinstance(seat, int)
     return seat
 
 
@@ -448,7 +454,7 @@ class GameStore:
     async def create(self, body: Mapping[str, Any], asked: str | None = None) -> tuple[LiveGame, int]:
         """A new game from the options of docs/web-api.md (bad_options for refused ones)
         and the seat to draw it for (asked, checked before the game is added)."""
-        _check_fields(body, NEW_GAME_FIELDS, "new game")
+        check_fields(body, NEW_GAME_FIELDS, "new game")
         table, takebacks = self._new_table(body)
         viewer = _viewer(table, asked, True) if asked else None
         game = await self._admit(table, takebacks, None)
@@ -664,7 +670,7 @@ class GameStore:
         """A human's decision (illegal_move with the engine's reason for a refused one).
         The mover is the body's ``seat``, else asker (the request's ``?seat=``), else the
         seat the game waits for; a body seat other than asker is refused."""
-        _check_fields(body, ("move", "seat"), "move request")
+        check_fields(body, ("move", "seat"), "move request")
         if "move" not in body:
             raise bad_request("move: missing")
         seat = body.get("seat")

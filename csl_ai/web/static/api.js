@@ -86,3 +86,15 @@ export async function downloadFrom(path, fallbackName) {
   download(match ? match[1] : fallbackName, text);
   return text;
 }
+
+/** Show a message (an error, or text) in the page's error banner (#error-banner). */
+export function showError(error) {
+  const message = typeof error === "string" ? error : error && error.message ? error.message : String(error);
+  document.getElementById("error-text").textContent = message;
+  document.getElementById("error-banner").classList.remove("hidden");
+}
+
+/** Hide the page's error banner. */
+export function hideError() {
+  document.getElementById("error-banner").classList.add("hidden");
+}

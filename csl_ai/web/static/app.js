@@ -1,7 +1,7 @@
 // The page: the new-game form, the saved games, and routing between the home page, the
 // table (#/game/ID) and the review (#/review/RECORD).
 
-import { api, downloadFrom, readFile } from "./api.js";
+import { api, downloadFrom, hideError, readFile, showError } from "./api.js";
 import { el, rainCard, skyCard, symbol } from "./cards.js";
 import { seatDot } from "./board.js";
 import { TableView } from "./table.js";
@@ -70,13 +70,11 @@ class App {
 
   // --- errors --------------------------------------------------------------------------
   showError(error) {
-    const message = typeof error === "string" ? error : error && error.message ? error.message : String(error);
-    document.getElementById("error-text").textContent = message;
-    document.getElementById("error-banner").classList.remove("hidden");
+    showError(error);
   }
 
   hideError() {
-    document.getElementById("error-banner").classList.add("hidden");
+    hideError();
   }
 
   // --- routing -------------------------------------------------------------------------

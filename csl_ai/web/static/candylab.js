@@ -5,7 +5,7 @@
 // server's token cookie travels with every request). The page shows only what the server
 // sends for its seat: its own hand, the others' hand sizes.
 
-import { api, sleep } from "/static/api.js";
+import { api, hideError, showError, sleep } from "/static/api.js";
 
 /** Each effect symbol: a short mark and word for the bar, and what it does. */
 const EFFECTS = {
@@ -111,13 +111,11 @@ class CandyLabPage {
   }
 
   showError(error) {
-    const message = typeof error === "string" ? error : error && error.message ? error.message : String(error);
-    document.getElementById("error-text").textContent = message;
-    document.getElementById("error-banner").classList.remove("hidden");
+    showError(error);
   }
 
   hideError() {
-    document.getElementById("error-banner").classList.add("hidden");
+    hideError();
   }
 
   async newGame() {
