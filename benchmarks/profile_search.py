@@ -7,8 +7,10 @@ the last round:
   - iterations per CPU-second of the build itself (median of --repeats seeded searches of
     --iterations, one thread, as bench_search.py times them),
   - a table of function -> share of the time (self cost, largest first): under callgrind
-    of the search loop (worker_run and all it calls: the iterations, not a search's set-up
-    such as drawing its pool of worlds), under perf of the whole search.
+    of the search loop (worker_run and all it calls: the iterations) and of drawing the
+    search's pool of worlds (build_pool, where the position has one: the largest part of a
+    search's set-up), whose instructions are printed beside the loop's; under perf of the
+    whole search.
 
 The profiler (--tool):
   callgrind  valgrind's callgrind counts the instructions of one seeded search (seed 0) per
@@ -49,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
 CORE_PREFIX = "__pyx_f_6csl_ai_5_core_"
 WORKER_RUN = CORE_PREFIX + "worker_run"
+BUILD_POOL = "__pyx_pw_6csl_ai_5_core_12SearchEngine_*build_pool"   # the Python method; the C one is inlined
 PROFILE_FLAGS = "-mno-avx512f"
 POSITIONS = {
     "a": "(a) 4p allocation, game start",
@@ -235,32 +238,46 @@ def profile_build(python: str) -> Path:
     return so
 
 
+def _callgrind_parts(so: Path, keys: str, iterations: int, tmp: Path, name: str, options: list[str]) -> list[Path]:
+    """Run the worker under callgrind with these options; its dump files, in order."""
+    out = tmp / name
+    env = {**os.environ, "CSL_PROFILE_CORE": str(so), "PYTHONPATH": os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *options,
+           sys.executable, str(Path(__file__).resolve()), "--worker", keys, "--iterations", str(iterations)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"valgrind failed:\n{run.stderr[-3000:]}")
+    return sorted(tmp.glob(f"{name}.*"), key=lambda p: int(p.suffix[1:]))
+
+
 def run_callgrind(keys: str, iterations: int, top: int) -> dict[str, float]:
-    """Profile one search per position; print the tables; instructions per iteration."""
+    """Profile one search per position; print the tables; instructions per iteration.
+    Two runs: the search loop (collected inside worker_run, dumped after each), and the
+    set-up's pool of worlds (collected inside SearchEngine.build_pool, dumped as each
+    search's loop begins, so part i holds search i's pool, or nothing)."""
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind), and perf has no counters here")
     so = profile_build(sys.executable)
     per_iteration = {}
     with tempfile.TemporaryDirectory(prefix="csl-profile-") as tmp:
-        out = Path(tmp) / "callgrind.out"
-        env = {**os.environ, "CSL_PROFILE_CORE": str(so), "PYTHONPATH": os.pathsep.join(
-            [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-               f"--toggle-collect={WORKER_RUN}", f"--dump-after={WORKER_RUN}",
-               sys.executable, str(Path(__file__).resolve()), "--worker", keys, "--iterations", str(iterations)]
-        run = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.exit(f"valgrind failed:\n{run.stderr[-3000:]}")
-        parts = sorted(Path(tmp).glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
-        # the warm-up search is the first part, then one per position
-        if len(parts) != len(keys) + 1:
-            sys.exit(f"expected {len(keys) + 1} profile parts (one per search), got {len(parts)}")
-        for key, part in zip(keys, parts[1:]):
+        loops = _callgrind_parts(so, keys, iterations, Path(tmp), "loop",
+                                 [f"--toggle-collect={WORKER_RUN}", f"--dump-after={WORKER_RUN}"])
+        pools = _callgrind_parts(so, keys, iterations, Path(tmp), "pool",
+                                 [f"--toggle-collect={BUILD_POOL}", f"--dump-before={WORKER_RUN}"])
+        # the warm-up search is the first part, then one per position (the pool run ends
+        # with one more part: the run's end)
+        if len(loops) != len(keys) + 1 or len(pools) < len(keys) + 1:
+            sys.exit(f"expected {len(keys) + 1} profile parts (one per search), got {len(loops)} and {len(pools)}")
+        for key, part, pool_part in zip(keys, loops[1:], pools[1:]):
             costs = callgrind_self_costs(part)
-            total = sum(costs.values())
-            per_iteration[key] = total / iterations
-            print(f"  {POSITIONS[key]}: {total / iterations:,.0f} instructions per iteration "
-                  f"(callgrind, one search of {iterations:,}, seed 0, the search loop: worker_run)")
+            loop = sum(costs.values())
+            pool = sum(callgrind_self_costs(pool_part).values())
+            per_iteration[key] = loop / iterations
+            print(f"  {POSITIONS[key]}: {loop / iterations:,.0f} instructions per iteration "
+                  f"(callgrind, one search of {iterations:,}, seed 0, the search loop: worker_run); "
+                  f"drawing its pool of worlds at the set-up (build_pool) {pool:,} instructions, "
+                  f"{100 * pool / max(1, pool + loop):.1f}% of the search")
             print_table(costs, top, "instructions")
     return per_iteration
 

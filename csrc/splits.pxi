@@ -60,13 +60,12 @@ cdef void mixture_init_masks() noexcept nogil:
 mixture_init_masks()
 
 
-cdef double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, const double* win,
-                               const int* colour, int m) noexcept nogil:
-    """The heuristic agent's worth of the pile of hand positions m for group g
-    (csl_ai.evaluation.HandEvaluator.pile_scores): its expected tricks, a bonus per blue where a side
-    colour is missing, capped at the group's size, times the group's sky worths, the best
-    ones and an average one blended."""
-    cdef double expected = 0.0, capped, top = 0.0, total = 0.0, share
+cdef inline double mixture_pile_capped(double synergy, const double* win, const int* colour, int size,
+                                       int m) noexcept nogil:
+    """The heuristic agent's expected tricks of the pile of hand positions m
+    (csl_ai.evaluation.HandEvaluator.pile_scores): its cards' chances, a bonus per blue
+    where a side colour is missing, capped at the group's size."""
+    cdef double expected = 0.0
     cdef int i, blues = 0, sides = 0
     cdef uint64_t rest = <uint64_t>m
     while rest:
@@ -78,13 +77,20 @@ cdef double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, con
         else:
             sides |= 1 << colour[i]
     if sides != 6:
-        expected += sp.mix_synergy * blues
-    capped = expected if expected < size else <double>size
+        expected += synergy * blues
+    return expected if expected < size else <double>size
+
+
+cdef inline double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, double capped,
+                                      double total) noexcept nogil:
+    """The worth of a pile of capped expected tricks for group g: times the group's sky
+    worths, the best ones and an average one blended (total: the sum of the group's worths)."""
+    cdef double top = 0.0, share
+    cdef int i
     for i in range(size):
         share = capped - i
         share = 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
         top += sp.mix_vals[s][g][i] * share
-        total += sp.mix_vals[s][g][i]
     return sp.mix_top_share * top + (1.0 - sp.mix_top_share) * capped * total / size
 
 
@@ -92,11 +98,14 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
                               const int* cards, int n, double* logit) noexcept nogil:
     """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
     group's size) in group g, under the worth part (component 0) or the allocation model
-    (1); a split's log-weight is the sum over its piles."""
+    (1); a split's log-weight is the sum over its piles. A pile's expected tricks do not
+    depend on its group, so groups of one size share them."""
     cdef double win[MAX_LINE]
+    cdef double capped[MIX_MAX_SUBSETS]
     cdef int colour[MAX_LINE]
     cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s], pile, rest
-    cdef int i, g, j, m, c, hi, k
+    cdef int i, g, j, m, c, hi, k, capped_k = -1
+    cdef double total
     for i in range(n):
         c = cards[i]
         colour[i] = card_colour(c)
@@ -104,11 +113,20 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
         win[i] = sp.mix_blue_win[hi] if colour[i] == BLUE else sp.mix_side_win[hi]
     for g in range(st.cfg.n_groups):
         k = st.cfg.group_size[g]
-        for j in range(MIX_COUNT[n][k]):
-            m = MIX_MASKS[n][k][j]
-            if component == 0:
-                logit[g * MIX_STRIDE + m] = sp.mix_beta * mixture_pile_worth(sp, s, g, k, win, colour, m)
-            else:
+        if component == 0:
+            if k != capped_k:
+                for j in range(MIX_COUNT[n][k]):
+                    capped[j] = mixture_pile_capped(sp.mix_synergy, win, colour, k, MIX_MASKS[n][k][j])
+                capped_k = k
+            total = 0.0
+            for i in range(k):
+                total += sp.mix_vals[s][g][i]
+            for j in range(MIX_COUNT[n][k]):
+                logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = sp.mix_beta * mixture_pile_worth(
+                    sp, s, g, k, capped[j], total)
+        else:
+            for j in range(MIX_COUNT[n][k]):
+                m = MIX_MASKS[n][k][j]
                 pile = 0
                 rest = <uint64_t>m
                 while rest:
@@ -139,6 +157,17 @@ cdef double mixture_pairs(const double* logit, int r, int rest_n, int k1, int* m
         masks[q] = sub
         weight[q] = logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
         total += weight[q]
+    return total
+
+
+cdef inline double mixture_pairs_total(const double* logit, int r, int rest_n, int k1) noexcept nogil:
+    """mixture_pairs' sum alone (the same products added in the same order)."""
+    cdef double total = 0.0
+    cdef const int* sub_masks = MIX_MASKS[rest_n][k1]
+    cdef int q, sub
+    for q in range(MIX_COUNT[rest_n][k1]):
+        sub = <int>csl_pdep(<uint64_t>sub_masks[q], <uint64_t>r)
+        total += logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
     return total
 
 
@@ -190,7 +219,7 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     for j in range(count):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
-        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs(logit, r, n - k, k1, masks, pair_weight)
+        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, r, n - k, k1)
         weight[j] = logit[m] * inner
         total += weight[j]
     if not total > MIX_TINY:
@@ -282,8 +311,6 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     logit turned in place into a weight scaled by its group's largest (so a split's
     scaled weight is the product of its piles'), by the same product form as
     mixture_allocate's draw; 0 where that scaled sum underflows."""
-    cdef double pair_weight[MIX_MAX_SUBSETS]
-    cdef int masks[MIX_MAX_SUBSETS]
     cdef double top, total = 0.0
     cdef int g, j, m, kg, r, full = (1 << n) - 1
     for g in range(ng):
@@ -299,7 +326,7 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
-        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs(logit, r, n - k, k1, masks, pair_weight))
+        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, r, n - k, k1))
     return total if total > MIX_TINY else 0.0
 
 

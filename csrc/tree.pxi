@@ -210,17 +210,22 @@ cdef inline void record_root(const SearchSpec* sp, RootStat* rs, double* seats, 
 
 cdef void ismcts_iteration(const SearchSpec* sp, Worker* w) noexcept nogil:
     """One determinization: sample a world, pick a root candidate by UCB (with progressive
-    widening for allocations), then descend from it (ismcts_descend)."""
+    widening for allocations), then descend from it (ismcts_descend). A pool's world is
+    read where it lies (draw_world's pick, the same draw), not copied twice."""
     cdef State st
+    cdef const State* world = &st
     cdef int ci
-    draw_world(sp, &w.rng, &st)
+    if sp.pool_n > 0:
+        world = &sp.pool[rng_below(&w.rng, sp.pool_n)]
+    else:
+        draw_world(sp, &w.rng, &st)
     w.worlds += 1
     ci = select_root(sp, w)
-    ismcts_descend(sp, w, &st, ci, &w.rng)
+    ismcts_descend(sp, w, world, ci, &w.rng)
 
 
-cdef void ismcts_descend(const SearchSpec* sp, Worker* w, State* world, int ci, Rng* rng) noexcept nogil:
-    """Apply root candidate ci to world (consumed), descend both trees to the first new
+cdef void ismcts_descend(const SearchSpec* sp, Worker* w, const State* world, int ci, Rng* rng) noexcept nogil:
+    """Apply root candidate ci to a copy of world, descend both trees to the first new
     node, play out to the end of the game, back the utilities up."""
     cdef State st = world[0]
     cdef int32_t path[MAX_PATH]
