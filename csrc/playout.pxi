@@ -294,17 +294,22 @@ cdef double allocation_prior(const State* st, const Policy* pp, int seat, const 
     return score
 
 
-cdef void pile_features(const State* st, const Policy* pp, int seat, int g, uint64_t pile,
-                        double* f) noexcept nogil:
-    """Add one whole pile's part of the split features to f (each feature is a sum over the
-    piles; see split_features)."""
+cdef inline double group_sky_worth(const State* st, const Policy* pp, int seat, int g) noexcept nogil:
+    """The summed worth to seat of group g's sky cards this round (its elements before it)."""
     cdef double v = 0.0
-    cdef uint64_t ps = to_strength(pile)
-    cdef int i, c, sky, kind
+    cdef int i, sky, kind
     for i in range(st.cfg.group_size[g]):
         sky = st.sky_order[st.sky_pos + st.cfg.group_start[g] + i]
         kind = st.cfg.sky_kind[sky]
         v += sky_worth(pp, kind, st.elems[seat][kind], st.cfg.sky_count[sky])
+    return v
+
+
+cdef inline void pile_features_of(const Policy* pp, uint64_t pile, double v, double* f) noexcept nogil:
+    """Add one whole pile's part of the split features to f, its group's sky cards worth v
+    (group_sky_worth)."""
+    cdef uint64_t ps = to_strength(pile)
+    cdef int c
     if ps:
         f[0] += v * hand_danger_s(pp, ps)
         f[1] += v * pp.danger_s[highest_card(ps)]
@@ -313,6 +318,13 @@ cdef void pile_features(const State* st, const Policy* pp, int seat, int g, uint
         for c in range(1, N_COLOURS):
             if not (pile & colour_mask(c)):
                 f[2] += 1.0
+
+
+cdef void pile_features(const State* st, const Policy* pp, int seat, int g, uint64_t pile,
+                        double* f) noexcept nogil:
+    """Add one whole pile's part of the split features to f (each feature is a sum over the
+    piles; see split_features)."""
+    pile_features_of(pp, pile, group_sky_worth(st, pp, seat, g), f)
 
 
 cdef void split_features(const State* st, const Policy* pp, int seat, const uint64_t* piles,
@@ -328,15 +340,14 @@ cdef void split_features(const State* st, const Policy* pp, int seat, const uint
         pile_features(st, pp, seat, g, piles[g], f)
 
 
-cdef double pile_score(const State* st, const Policy* pp, const double* w, int seat, int g,
-                       uint64_t pile) noexcept nogil:
-    """One pile's share of w . split_features."""
+cdef inline double pile_score_of(const Policy* pp, const double* w, uint64_t pile, double v) noexcept nogil:
+    """One pile's share of w . split_features, its group's sky cards worth v (group_sky_worth)."""
     cdef double f[N_SPLIT_FEATURES]
     cdef double score = 0.0
     cdef int i
     for i in range(N_SPLIT_FEATURES):
         f[i] = 0.0
-    pile_features(st, pp, seat, g, pile, f)
+    pile_features_of(pp, pile, v, f)
     for i in range(N_SPLIT_FEATURES):
         score += w[i] * f[i]
     return score

@@ -105,7 +105,7 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
     cdef int colour[MAX_LINE]
     cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s], pile, rest
     cdef int i, g, j, m, c, hi, k, capped_k = -1
-    cdef double total
+    cdef double total, worth
     for i in range(n):
         c = cards[i]
         colour[i] = card_colour(c)
@@ -125,6 +125,7 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
                 logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = sp.mix_beta * mixture_pile_worth(
                     sp, s, g, k, capped[j], total)
         else:
+            worth = group_sky_worth(st, &sp.policy, s, g)
             for j in range(MIX_COUNT[n][k]):
                 m = MIX_MASKS[n][k][j]
                 pile = 0
@@ -132,7 +133,7 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
                 while rest:
                     pile |= bit(cards[lowest_card(rest)])
                     rest &= rest - 1
-                logit[g * MIX_STRIDE + m] = pile_score(st, &sp.policy, sp.mix_model_w, s, g, pile)
+                logit[g * MIX_STRIDE + m] = pile_score_of(&sp.policy, sp.mix_model_w, pile, worth)
 
 
 cdef int mixture_pick(const double* weight, const int* masks, int count, double total, Rng* rng) noexcept nogil:
