@@ -60,6 +60,39 @@ cdef void mixture_init_masks() noexcept nogil:
 mixture_init_masks()
 
 
+cdef enum:
+    MIX_PAIRS = 22442   # sum over n <= MAX_LINE, k, k1 <= MIX_MAX_PILE of C(n, k) C(n - k, k1)
+
+cdef int MIX_PAIR_AT[MAX_LINE + 1][MIX_MAX_PILE + 1][MIX_MAX_PILE + 1]
+cdef uint16_t MIX_PAIR_SECOND[MIX_PAIRS]
+cdef uint16_t MIX_PAIR_THIRD[MIX_PAIRS]
+
+
+def _mixture_init_pairs():
+    """MIX_PAIR_SECOND/THIRD from MIX_PAIR_AT[n][k][k1] on: for each first pile of k of n
+    hand positions (MIX_MASKS[n][k] order), every second pile of k1 of the rest (in
+    MIX_MASKS[n - k][k1] order, laid on the rest's positions) and the third pile left."""
+    cdef int n, k, k1, j, q, r, sub, at = 0
+    for n in range(MAX_LINE + 1):
+        for k in range(MIX_MAX_PILE + 1):
+            for k1 in range(MIX_MAX_PILE + 1):
+                MIX_PAIR_AT[n][k][k1] = at
+                if k + k1 > n:
+                    continue
+                for j in range(MIX_COUNT[n][k]):
+                    r = ((1 << n) - 1) ^ MIX_MASKS[n][k][j]
+                    for q in range(MIX_COUNT[n - k][k1]):
+                        sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
+                        MIX_PAIR_SECOND[at] = sub
+                        MIX_PAIR_THIRD[at] = r ^ sub
+                        at += 1
+    if at != MIX_PAIRS:
+        raise RuntimeError(f"MIX_PAIRS is {MIX_PAIRS}, the tables need {at}")
+
+
+_mixture_init_pairs()
+
+
 cdef inline double mixture_pile_capped(double synergy, const double* win, const int* colour, int size,
                                        int m) noexcept nogil:
     """The heuristic agent's expected tricks of the pile of hand positions m
@@ -161,14 +194,14 @@ cdef double mixture_pairs(const double* logit, int r, int rest_n, int k1, int* m
     return total
 
 
-cdef inline double mixture_pairs_total(const double* logit, int r, int rest_n, int k1) noexcept nogil:
-    """mixture_pairs' sum alone (the same products added in the same order)."""
+cdef inline double mixture_pairs_total(const double* logit, int n, int k, int k1, int j) noexcept nogil:
+    """mixture_pairs' sum alone for the rest of first pile MIX_MASKS[n][k][j] (the same
+    products added in the same order), from the pair tables."""
     cdef double total = 0.0
-    cdef const int* sub_masks = MIX_MASKS[rest_n][k1]
-    cdef int q, sub
-    for q in range(MIX_COUNT[rest_n][k1]):
-        sub = <int>csl_pdep(<uint64_t>sub_masks[q], <uint64_t>r)
-        total += logit[MIX_STRIDE + sub] * logit[2 * MIX_STRIDE + (r ^ sub)]
+    cdef int count = MIX_COUNT[n - k][k1], q
+    cdef int at = MIX_PAIR_AT[n][k][k1] + j * count
+    for q in range(at, at + count):
+        total += logit[MIX_STRIDE + MIX_PAIR_SECOND[q]] * logit[2 * MIX_STRIDE + MIX_PAIR_THIRD[q]]
     return total
 
 
@@ -220,7 +253,7 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     for j in range(count):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
-        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, r, n - k, k1)
+        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, n, k, k1, j)
         weight[j] = logit[m] * inner
         total += weight[j]
     if not total > MIX_TINY:
@@ -327,7 +360,7 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
-        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, r, n - k, k1))
+        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, n, k, k1, j))
     return total if total > MIX_TINY else 0.0
 
 
