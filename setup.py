@@ -5,9 +5,7 @@ CSL_DEBUG=1 turns bounds checks back on for a debug build. The core is compiled 
 building machine's CPU (-march=native: popcnt and BMI2 pdep matter in the hot loop),
 without fused multiply-adds (-ffp-contract=off), so a seeded search gives the same answer
 on machines with and without FMA; CSL_PORTABLE=1 builds a generic binary for a wheel that
-must run elsewhere. Both link libm, so exp and log bind to glibc's current versions
-(GLIBC_2.29: the same functions without the old error-handling wrapper, about a third
-fewer instructions a call) rather than the unversioned fallback's compat ones.
+must run elsewhere.
 """
 import os
 
@@ -37,14 +35,12 @@ extensions = [
         sources=["csrc/_core.pyx"],
         include_dirs=["csrc"],
         extra_compile_args=compile_args,
-        libraries=["m"],
     ),
     Extension(
         "csl_ai.candylab._core",
         sources=["csrc/cl_core.pyx"],
         include_dirs=["csrc"],
         extra_compile_args=compile_args,
-        libraries=["m"],
     ),
 ]
 

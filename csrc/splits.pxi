@@ -131,12 +131,13 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
                               const int* cards, int n, double* logit) noexcept nogil:
     """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
     group's size) in group g, under the worth part (component 0) or the allocation model
-    (1); a split's log-weight is the sum over its piles. A pile's expected tricks do not
+    (1); a split's log-weight is the sum over its piles. cards: the seat's hand, lowest
+    first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks do not
     depend on its group, so groups of one size share them."""
     cdef double win[MAX_LINE]
     cdef double capped[MIX_MAX_SUBSETS]
     cdef int colour[MAX_LINE]
-    cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s], pile, rest
+    cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s]
     cdef int i, g, j, m, c, hi, k, capped_k = -1
     cdef double total, worth
     for i in range(n):
@@ -161,12 +162,8 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
             worth = group_sky_worth(st, &sp.policy, s, g)
             for j in range(MIX_COUNT[n][k]):
                 m = MIX_MASKS[n][k][j]
-                pile = 0
-                rest = <uint64_t>m
-                while rest:
-                    pile |= bit(cards[lowest_card(rest)])
-                    rest &= rest - 1
-                logit[g * MIX_STRIDE + m] = pile_score_of(&sp.policy, sp.mix_model_w, pile, worth)
+                logit[g * MIX_STRIDE + m] = pile_score_of(&sp.policy, sp.mix_model_w,
+                                                          nth_bits(st.hand[s], <uint64_t>m), worth)
 
 
 cdef int mixture_pick(const double* weight, const int* masks, int count, double total, Rng* rng) noexcept nogil:
