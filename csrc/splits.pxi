@@ -202,6 +202,33 @@ cdef inline double mixture_pairs_total(const double* logit, int n, int k, int k1
     return total
 
 
+cdef enum:
+    MIX_EXP_SLOTS = 64   # mixture_group_weights' memo of exp by argument
+
+
+cdef void mixture_group_weights(double* logit, const int* masks, int count) noexcept nogil:
+    """Turn one group's pile log-weights logit[masks[j]] in place into weights scaled by the
+    largest, exp(logit - top). Piles of equally rated cards have equal log-weights, so a
+    small memo keyed by the argument's bits gives them the one exp (the same number)."""
+    cdef uint64_t seen[MIX_EXP_SLOTS]
+    cdef double value[MIX_EXP_SLOTS]
+    cdef double top = -1e300, x
+    cdef uint64_t key
+    cdef int j, slot
+    for j in range(count):
+        if logit[masks[j]] > top:
+            top = logit[masks[j]]
+    memset(seen, 0xFF, sizeof(seen))   # all ones: a NaN, which no argument here is
+    for j in range(count):
+        x = logit[masks[j]] - top
+        memcpy(&key, &x, sizeof(double))
+        slot = <int>((key * 0x9E3779B97F4A7C15ULL) >> 58)
+        if seen[slot] != key:
+            seen[slot] = key
+            value[slot] = exp(x)
+        logit[masks[j]] = value[slot]
+
+
 cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
     """Seat s's split of its hand by the split mixture: with chance mix_share[s][0] exactly
     from a softmax over every split of the heuristic's worth at mix_beta, with
@@ -234,15 +261,8 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     full = (1 << n) - 1
     mixture_pile_logits(sp, st, s, component, cards, n, &logit[0])
     for g in range(ng):
-        k = st.cfg.group_size[g]
-        top = -1e300
-        for j in range(MIX_COUNT[n][k]):
-            m = MIX_MASKS[n][k][j]
-            if logit[g * MIX_STRIDE + m] > top:
-                top = logit[g * MIX_STRIDE + m]
-        for j in range(MIX_COUNT[n][k]):
-            m = MIX_MASKS[n][k][j]
-            logit[g * MIX_STRIDE + m] = exp(logit[g * MIX_STRIDE + m] - top)
+        mixture_group_weights(&logit[g * MIX_STRIDE], MIX_MASKS[n][st.cfg.group_size[g]],
+                              MIX_COUNT[n][st.cfg.group_size[g]])
     k = st.cfg.group_size[0]
     k1 = st.cfg.group_size[1]
     count = MIX_COUNT[n][k]
@@ -346,14 +366,7 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     cdef int g, j, m, kg, r, full = (1 << n) - 1
     for g in range(ng):
         kg = k if g == 0 else k1 if g == 1 else n - k - k1
-        top = -1e300
-        for j in range(MIX_COUNT[n][kg]):
-            m = MIX_MASKS[n][kg][j]
-            if logit[g * MIX_STRIDE + m] > top:
-                top = logit[g * MIX_STRIDE + m]
-        for j in range(MIX_COUNT[n][kg]):
-            m = MIX_MASKS[n][kg][j]
-            logit[g * MIX_STRIDE + m] = exp(logit[g * MIX_STRIDE + m] - top)
+        mixture_group_weights(&logit[g * MIX_STRIDE], MIX_MASKS[n][kg], MIX_COUNT[n][kg])
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
