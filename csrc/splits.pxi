@@ -237,7 +237,6 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     piles, so a pile is drawn for the first group by its weight times the summed weights of
     the rest's splits, then the next: exact, every split weighed, no chain."""
     cdef double logit[MAX_GROUPS * MIX_STRIDE]
-    cdef double top
     cdef double weight[MIX_MAX_SUBSETS]
     cdef double pair_weight[MIX_MAX_SUBSETS]
     cdef int masks[MIX_MAX_SUBSETS]
@@ -362,7 +361,7 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     logit turned in place into a weight scaled by its group's largest (so a split's
     scaled weight is the product of its piles'), by the same product form as
     mixture_allocate's draw; 0 where that scaled sum underflows."""
-    cdef double top, total = 0.0
+    cdef double total = 0.0
     cdef int g, j, m, kg, r, full = (1 << n) - 1
     for g in range(ng):
         kg = k if g == 0 else k1 if g == 1 else n - k - k1
