@@ -377,7 +377,7 @@ cdef void state_scores(const State* st, int32_t* out) noexcept nogil:
 cdef void seat_points(const State* st, int s, int32_t* row) noexcept nogil:
     """One seat's score breakdown (N_SCORE_COLS columns) from the tallies as they stand."""
     cdef int n = st.cfg.n_players
-    cdef int o, c, sp, le, t, base
+    cdef int o, c, sp, le, t, base, rank
     c = st.elems[s][KIND_CANDY]
     if st.cfg.side[KIND_CANDY] == SIDE_A:
         row[COL_CANDY] = 0
@@ -385,7 +385,11 @@ cdef void seat_points(const State* st, int s, int32_t* row) noexcept nogil:
             if st.elems[o][KIND_CANDY] < c:
                 row[COL_CANDY] += st.elems[o][KIND_CANDY]
     else:
-        row[COL_CANDY] = CANDY_B_POINTS[candy_rank_above(st, c)]
+        rank = 0
+        for o in range(n):
+            if st.elems[o][KIND_CANDY] > c and not _candy_seen_before(st, o, n):
+                rank += 1
+        row[COL_CANDY] = CANDY_B_POINTS[rank]
     sp = st.elems[s][KIND_SPIDER]
     row[COL_SPIDER] = SPIDER_POINTS[st.cfg.side[KIND_SPIDER]][sp if sp < 6 else 6]
     le = st.elems[s][KIND_LEOPARD]
@@ -405,29 +409,6 @@ cdef void seat_points(const State* st, int s, int32_t* row) noexcept nogil:
     row[COL_FACEDOWN] = FACEDOWN_POINTS * st.facedown_cards[s]
     row[COL_TOTAL] = (row[COL_CANDY] + row[COL_SPIDER] + row[COL_LEOPARD] + row[COL_STAR]
                       + row[COL_WEATHER] + row[COL_FACEDOWN])
-
-
-cdef inline int candy_rank_above(const State* st, int x) noexcept nogil:
-    """How many distinct candy counts of all seats exceed x: side B's rank of a seat with x
-    candies (seats above it with equal counts count once). One bit per count above x."""
-    cdef uint64_t above = 0
-    cdef int o, d
-    for o in range(st.cfg.n_players):
-        d = st.elems[o][KIND_CANDY] - x - 1
-        if d >= 64:
-            return _candy_rank_above_by_pairs(st, x)
-        if d >= 0:
-            above |= (<uint64_t>1) << d
-    return popcount(above)
-
-
-cdef int _candy_rank_above_by_pairs(const State* st, int x) noexcept nogil:
-    """candy_rank_above seat by seat (counts of 64 and more above x, which no deck reaches)."""
-    cdef int o, rank = 0, n = st.cfg.n_players
-    for o in range(n):
-        if st.elems[o][KIND_CANDY] > x and not _candy_seen_before(st, o, n):
-            rank += 1
-    return rank
 
 
 cdef inline bint _candy_seen_before(const State* st, int o, int n) noexcept nogil:

@@ -407,7 +407,11 @@ cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_F
                         candy_more[2] += v
         else:
             for m in range(1, 3):
-                candy_more[m] = CANDY_B_POINTS[candy_rank_above(st, c + m)]
+                v = 0   # the rank: distinct counts of the others above this seat's
+                for o in range(n):
+                    if st.elems[o][KIND_CANDY] > c + m and not _candy_seen_before(st, o, n):
+                        v += 1
+                candy_more[m] = CANDY_B_POINTS[v]
         # the total's change per point of candy, spider or leopard
         k = 1 + star_k if st.cfg.side[KIND_STAR] == SIDE_A and t >= 3 else 1
         f[s][0] = _tenths(total)
