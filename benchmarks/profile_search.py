@@ -272,13 +272,17 @@ def run_callgrind(keys: str, iterations: int, top: int) -> dict[str, float]:
         for key, part, pool_part in zip(keys, loops[1:], pools[1:]):
             costs = callgrind_self_costs(part)
             loop = sum(costs.values())
-            pool = sum(callgrind_self_costs(pool_part).values())
+            pool_costs = callgrind_self_costs(pool_part)
+            pool = sum(pool_costs.values())
             per_iteration[key] = loop / iterations
             print(f"  {POSITIONS[key]}: {loop / iterations:,.0f} instructions per iteration "
                   f"(callgrind, one search of {iterations:,}, seed 0, the search loop: worker_run); "
                   f"drawing its pool of worlds at the set-up (build_pool) {pool:,} instructions, "
                   f"{100 * pool / max(1, pool + loop):.1f}% of the search")
             print_table(costs, top, "instructions")
+            if pool:
+                print(f"  {POSITIONS[key]}: the pool of worlds (build_pool)")
+                print_table(pool_costs, top, "instructions")
     return per_iteration
 
 

@@ -674,7 +674,10 @@ cdef void deal_and_allocate_random(State* st, Rng* rng) noexcept nogil:
 
     Fills seat 0's piles, then seat 1's, ..., each pile a uniformly random subset of the
     cards left (draw_subset): so a uniform deal and, within each hand, a uniform allocation.
-    Only a pile's last step (nth_bits) waits for the previous pile, so the draws overlap."""
+    Only a pile's last step (nth_bits) waits for the previous pile, so the draws overlap.
+    The generator runs in a local copy: st's stores could alias *rng, so the compiler would
+    store and reload its state around every draw."""
+    cdef Rng local = rng[0]
     cdef uint64_t left = st.cfg.rain_in_use
     cdef int remaining = popcount(left)
     cdef int n = st.cfg.n_players
@@ -689,7 +692,7 @@ cdef void deal_and_allocate_random(State* st, Rng* rng) noexcept nogil:
         hand = 0
         for g in range(n_groups):
             size = st.cfg.group_size[g]
-            pile = draw_subset(left, remaining, size, rng, &pb)
+            pile = draw_subset(left, remaining, size, &local, &pb)
             left ^= pile
             remaining -= size
             st.pile[s][g] = pile
@@ -701,6 +704,7 @@ cdef void deal_and_allocate_random(State* st, Rng* rng) noexcept nogil:
     st.allocated_mask = (1 << n) - 1
     st.phase = PHASE_WEATHER
     st.to_move = 0
+    rng[0] = local
 
 
 cdef void _declare_all_random(State* st, Rng* rng) noexcept nogil:
