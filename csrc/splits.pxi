@@ -64,14 +64,16 @@ cdef enum:
     MIX_PAIRS = 22442   # sum over n <= MAX_LINE, k, k1 <= MIX_MAX_PILE of C(n, k) C(n - k, k1)
 
 cdef int MIX_PAIR_AT[MAX_LINE + 1][MIX_MAX_PILE + 1][MIX_MAX_PILE + 1]
-cdef uint16_t MIX_PAIR_SECOND[MIX_PAIRS]
-cdef uint16_t MIX_PAIR_THIRD[MIX_PAIRS]
+cdef int32_t MIX_PAIR_SECOND[MIX_PAIRS]
+cdef int32_t MIX_PAIR_THIRD[MIX_PAIRS]
 
 
 def _mixture_init_pairs():
     """MIX_PAIR_SECOND/THIRD from MIX_PAIR_AT[n][k][k1] on: for each first pile of k of n
-    hand positions (MIX_MASKS[n][k] order), every second pile of k1 of the rest (in
-    MIX_MASKS[n - k][k1] order, laid on the rest's positions) and the third pile left."""
+    hand positions (MIX_MASKS[n][k] order, index j), every second pile of k1 of the rest
+    (MIX_MASKS[n - k][k1] order, index q, laid on the rest's positions) and the third pile
+    left, at q * C(n, k) + j: the q-th pair of every first pile side by side, so
+    mixture_pairs_totals runs over the first piles in its inner loop."""
     cdef int n, k, k1, j, q, r, sub, at = 0
     for n in range(MAX_LINE + 1):
         for k in range(MIX_MAX_PILE + 1):
@@ -83,9 +85,9 @@ def _mixture_init_pairs():
                     r = ((1 << n) - 1) ^ MIX_MASKS[n][k][j]
                     for q in range(MIX_COUNT[n - k][k1]):
                         sub = <int>csl_pdep(<uint64_t>MIX_MASKS[n - k][k1][q], <uint64_t>r)
-                        MIX_PAIR_SECOND[at] = sub
-                        MIX_PAIR_THIRD[at] = r ^ sub
-                        at += 1
+                        MIX_PAIR_SECOND[at + q * MIX_COUNT[n][k] + j] = sub
+                        MIX_PAIR_THIRD[at + q * MIX_COUNT[n][k] + j] = r ^ sub
+                at += MIX_COUNT[n][k] * MIX_COUNT[n - k][k1]
     if at != MIX_PAIRS:
         raise RuntimeError(f"MIX_PAIRS is {MIX_PAIRS}, the tables need {at}")
 
@@ -191,15 +193,22 @@ cdef double mixture_pairs(const double* logit, int r, int rest_n, int k1, int* m
     return total
 
 
-cdef inline double mixture_pairs_total(const double* logit, int n, int k, int k1, int j) noexcept nogil:
-    """mixture_pairs' sum alone for the rest of first pile MIX_MASKS[n][k][j] (the same
-    products added in the same order), from the pair tables."""
-    cdef double total = 0.0
-    cdef int count = MIX_COUNT[n - k][k1], q
-    cdef int at = MIX_PAIR_AT[n][k][k1] + j * count
-    for q in range(at, at + count):
-        total += logit[MIX_STRIDE + MIX_PAIR_SECOND[q]] * logit[2 * MIX_STRIDE + MIX_PAIR_THIRD[q]]
-    return total
+cdef inline void mixture_pairs_totals(const double* logit, int n, int k, int k1, double* inner) noexcept nogil:
+    """inner[j]: mixture_pairs' sum for the rest of first pile MIX_MASKS[n][k][j] (the same
+    products added in the same order), for every j at once from the pair tables: the inner
+    loop runs over the first piles, each with its own sum, so it vectorizes (gathers)."""
+    cdef const double* second = logit + MIX_STRIDE
+    cdef const double* third = logit + 2 * MIX_STRIDE
+    cdef int count = MIX_COUNT[n][k], pairs = MIX_COUNT[n - k][k1], j, q
+    cdef const int32_t* second_of = &MIX_PAIR_SECOND[MIX_PAIR_AT[n][k][k1]]
+    cdef const int32_t* third_of = &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]]
+    for j in range(count):
+        inner[j] = 0.0
+    for q in range(pairs):
+        for j in range(count):
+            inner[j] += second[second_of[j]] * third[third_of[j]]
+        second_of += count
+        third_of += count
 
 
 cdef enum:
@@ -241,7 +250,8 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     cdef double pair_weight[MIX_MAX_SUBSETS]
     cdef int masks[MIX_MAX_SUBSETS]
     cdef int cards[N_RAIN]
-    cdef double u = rng_unit(rng), total, inner
+    cdef double inner[MIX_MAX_SUBSETS]
+    cdef double u = rng_unit(rng), total
     cdef int component, n, g, j, m, r, k, k1, count, full, first, second, ng = st.cfg.n_groups
     if u < sp.mix_share[s][0]:
         component = 0
@@ -265,12 +275,12 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
     k = st.cfg.group_size[0]
     k1 = st.cfg.group_size[1]
     count = MIX_COUNT[n][k]
+    if ng == 3:
+        mixture_pairs_totals(logit, n, k, k1, inner)
     total = 0.0
     for j in range(count):
         m = MIX_MASKS[n][k][j]
-        r = full ^ m
-        inner = logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, n, k, k1, j)
-        weight[j] = logit[m] * inner
+        weight[j] = logit[m] * (logit[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
         total += weight[j]
     if not total > MIX_TINY:
         mixture_allocate_logs(sp, st, s, component, cards, n, rng, piles)
@@ -361,15 +371,17 @@ cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) no
     logit turned in place into a weight scaled by its group's largest (so a split's
     scaled weight is the product of its piles'), by the same product form as
     mixture_allocate's draw; 0 where that scaled sum underflows."""
+    cdef double inner[MIX_MAX_SUBSETS]
     cdef double total = 0.0
-    cdef int g, j, m, kg, r, full = (1 << n) - 1
+    cdef int g, j, m, kg, full = (1 << n) - 1
     for g in range(ng):
         kg = k if g == 0 else k1 if g == 1 else n - k - k1
         mixture_group_weights(&logit[g * MIX_STRIDE], MIX_MASKS[n][kg], MIX_COUNT[n][kg])
+    if ng == 3:
+        mixture_pairs_totals(logit, n, k, k1, inner)
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
-        r = full ^ m
-        total += logit[m] * (logit[MIX_STRIDE + r] if ng == 2 else mixture_pairs_total(logit, n, k, k1, j))
+        total += logit[m] * (logit[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
     return total if total > MIX_TINY else 0.0
 
 
