@@ -340,16 +340,16 @@ cdef void split_features(const State* st, const Policy* pp, int seat, const uint
         pile_features(st, pp, seat, g, piles[g], f)
 
 
-cdef inline double pile_score_of(const Policy* pp, const double* w, uint64_t pile, double v) noexcept nogil:
-    """One pile's share of w . split_features, its group's sky cards worth v (group_sky_worth)."""
-    cdef double f[N_SPLIT_FEATURES]
+cdef inline double pile_score_parts(const double* w, const double* parts, double v) noexcept nogil:
+    """One pile's share of w . split_features, from its parts (pile_features_of with the
+    worth 1.0) and its group's sky cards worth v (group_sky_worth): the parts do not depend
+    on the group, so groups of one size share them. The same number as the pile's features
+    dotted with w, term by term."""
     cdef double score = 0.0
-    cdef int i
-    for i in range(N_SPLIT_FEATURES):
-        f[i] = 0.0
-    pile_features_of(pp, pile, v, f)
-    for i in range(N_SPLIT_FEATURES):
-        score += w[i] * f[i]
+    score += w[0] * (v * parts[0])
+    score += w[1] * (v * parts[1])
+    score += w[2] * parts[2]
+    score += w[3] * parts[3]
     return score
 
 

@@ -134,13 +134,14 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
     """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
     group's size) in group g, under the worth part (component 0) or the allocation model
     (1); a split's log-weight is the sum over its piles. cards: the seat's hand, lowest
-    first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks do not
-    depend on its group, so groups of one size share them."""
+    first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks and
+    its allocation-model parts do not depend on its group, so groups of one size share them."""
     cdef double win[MAX_LINE]
     cdef double capped[MIX_MAX_SUBSETS]
     cdef int colour[MAX_LINE]
     cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s]
-    cdef int i, g, j, m, c, hi, k, capped_k = -1
+    cdef double parts[MIX_MAX_SUBSETS][N_SPLIT_FEATURES]
+    cdef int i, g, j, c, hi, k, capped_k = -1, parts_k = -1
     cdef double total, worth
     for i in range(n):
         c = cards[i]
@@ -161,11 +162,15 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
                 logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = sp.mix_beta * mixture_pile_worth(
                     sp, s, g, k, capped[j], total)
         else:
+            if k != parts_k:
+                for j in range(MIX_COUNT[n][k]):
+                    for i in range(N_SPLIT_FEATURES):
+                        parts[j][i] = 0.0
+                    pile_features_of(&sp.policy, nth_bits(st.hand[s], <uint64_t>MIX_MASKS[n][k][j]), 1.0, parts[j])
+                parts_k = k
             worth = group_sky_worth(st, &sp.policy, s, g)
             for j in range(MIX_COUNT[n][k]):
-                m = MIX_MASKS[n][k][j]
-                logit[g * MIX_STRIDE + m] = pile_score_of(&sp.policy, sp.mix_model_w,
-                                                          nth_bits(st.hand[s], <uint64_t>m), worth)
+                logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = pile_score_parts(sp.mix_model_w, parts[j], worth)
 
 
 cdef int mixture_pick(const double* weight, const int* masks, int count, double total, Rng* rng) noexcept nogil:
