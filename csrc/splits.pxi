@@ -198,22 +198,46 @@ cdef double mixture_pairs(const double* logit, int r, int rest_n, int k1, int* m
     return total
 
 
+cdef extern from *:
+    """
+    #include <immintrin.h>
+    /* inner[j] = sum over q of second[second_of[q * count + j]] * third[third_of[q * count + j]],
+       each sum in q order: lanes are first piles, so a vector add keeps every sum's order. */
+    static inline void csl_pairs_totals(const double* second, const double* third, const int32_t* second_of,
+                                        const int32_t* third_of, int count, int pairs, double* inner) {
+        int j, q;
+        for (j = 0; j < count; j++) inner[j] = 0.0;
+        for (q = 0; q < pairs; q++, second_of += count, third_of += count) {
+            j = 0;
+    #if defined(__AVX512F__)
+            for (; j + 8 <= count; j += 8) {
+                __m512d a = _mm512_i32gather_pd(_mm256_loadu_si256((const __m256i*)(second_of + j)), second, 8);
+                __m512d b = _mm512_i32gather_pd(_mm256_loadu_si256((const __m256i*)(third_of + j)), third, 8);
+                _mm512_storeu_pd(inner + j, _mm512_add_pd(_mm512_loadu_pd(inner + j), _mm512_mul_pd(a, b)));
+            }
+    #endif
+    #if defined(__AVX2__)
+            for (; j + 4 <= count; j += 4) {
+                __m256d a = _mm256_i32gather_pd(second, _mm_loadu_si128((const __m128i*)(second_of + j)), 8);
+                __m256d b = _mm256_i32gather_pd(third, _mm_loadu_si128((const __m128i*)(third_of + j)), 8);
+                _mm256_storeu_pd(inner + j, _mm256_add_pd(_mm256_loadu_pd(inner + j), _mm256_mul_pd(a, b)));
+            }
+    #endif
+            for (; j < count; j++) inner[j] += second[second_of[j]] * third[third_of[j]];
+        }
+    }
+    """
+    void csl_pairs_totals(const double* second, const double* third, const int32_t* second_of,
+                          const int32_t* third_of, int count, int pairs, double* inner) nogil
+
+
 cdef inline void mixture_pairs_totals(const double* logit, int n, int k, int k1, double* inner) noexcept nogil:
     """inner[j]: mixture_pairs' sum for the rest of first pile MIX_MASKS[n][k][j] (the same
-    products added in the same order), for every j at once from the pair tables: the inner
-    loop runs over the first piles, each with its own sum, so it vectorizes (gathers)."""
-    cdef const double* second = logit + MIX_STRIDE
-    cdef const double* third = logit + 2 * MIX_STRIDE
-    cdef int count = MIX_COUNT[n][k], pairs = MIX_COUNT[n - k][k1], j, q
-    cdef const int32_t* second_of = &MIX_PAIR_SECOND[MIX_PAIR_AT[n][k][k1]]
-    cdef const int32_t* third_of = &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]]
-    for j in range(count):
-        inner[j] = 0.0
-    for q in range(pairs):
-        for j in range(count):
-            inner[j] += second[second_of[j]] * third[third_of[j]]
-        second_of += count
-        third_of += count
+    products added in the same order), for every j at once from the pair tables: the first
+    piles are the vector lanes (gathers where the CPU has AVX2 or AVX-512, which GCC does
+    not emit for it by itself)."""
+    csl_pairs_totals(logit + MIX_STRIDE, logit + 2 * MIX_STRIDE, &MIX_PAIR_SECOND[MIX_PAIR_AT[n][k][k1]],
+                     &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]], MIX_COUNT[n][k], MIX_COUNT[n - k][k1], inner)
 
 
 cdef enum:
