@@ -28,8 +28,12 @@ The profiler (--tool):
   auto       (default) perf where hardware counters work (`perf stat -e instructions true`
              counts), else callgrind.
 
-Run: python benchmarks/profile_search.py [--iterations 15000] [--positions abc] [--top 15]
-         [--repeats 5] [--tool auto|callgrind|perf] [--perf-event cycles] [--perf-searches 20]
+--level fast|normal|strong searches a level's iterations at 4 players (the positions' count)
+instead of --iterations: where the time goes at each level's budget.
+
+Run: python benchmarks/profile_search.py [--iterations 15000 | --level normal] [--positions abc]
+         [--top 15] [--repeats 5] [--tool auto|callgrind|perf] [--perf-event cycles]
+         [--perf-searches 20]
 """
 
 from __future__ import annotations
@@ -330,7 +334,9 @@ def run_perf(keys: str, iterations: int, top: int, event: str, searches: int) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=15_000)
+    parser.add_argument("--iterations", type=int, default=None, help="iterations a search (default 15,000)")
+    parser.add_argument("--level", choices=("fast", "normal", "strong"), default=None,
+                        help="search a named level's iterations at 4 players instead (the positions' player count)")
     parser.add_argument("--positions", default="abc", help="which of a, b, c (default abc)")
     parser.add_argument("--top", type=int, default=15, help="functions shown per position")
     parser.add_argument("--repeats", type=int, default=5, help="timed searches per position")
@@ -340,6 +346,13 @@ def main() -> int:
     parser.add_argument("--no-signature", action="store_true", help="skip the signature line (saves ~2 s)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.level is not None and args.iterations is not None:
+        parser.error("give --iterations or --level, not both")
+    if args.iterations is None:
+        args.iterations = 15_000
+        if args.level is not None:
+            from csl_ai.agents import level_iterations
+            args.iterations = level_iterations(args.level, 4)
     keys = "".join(k for k in args.positions if k in POSITIONS)
     if not keys or len(keys) != len(args.positions) or args.iterations < 1 or args.repeats < 1:
         parser.error("--positions takes letters of abc; --iterations and --repeats must be >= 1")
