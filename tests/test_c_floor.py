@@ -10,6 +10,7 @@ tricks won, each within 5 standard errors of the difference.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import sys
@@ -21,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from bench_core import first_trick_state, start_state  # noqa: E402
-from bench_floor import PLAYERS, Floor, NoCompilerError, load_floor  # noqa: E402
+from bench_floor import PLAYERS, Floor, NoCompilerError, extension_compile_args, load_floor  # noqa: E402
 
 from csl_ai import _core  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
@@ -167,3 +168,15 @@ def test_trick_phase_agrees_in_distribution(lib) -> None:
         within_sigmas(f"seat {seat} takes the last trick",
                       [last == seat for last, _ in core_rounds],
                       [last == seat for last, _ in floor_rounds])
+
+
+@pytest.mark.parametrize("env", [{}, {"CSL_PORTABLE": "1"}, {"CSL_DEBUG": "1"}])
+def test_the_floor_is_built_with_the_flags_setup_gives_the_core(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CSL_PORTABLE", "CSL_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    setup_py = (Path(__file__).resolve().parents[1] / "setup.py").read_text()
+    assert f"compile_args = {json.dumps(extension_compile_args())}" in setup_py
