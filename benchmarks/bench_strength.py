@@ -26,7 +26,7 @@ Rows and targets (issue 3):
                            from the scoring, outside the heuristic's family) and against each
                            saved style (exploiters found by benchmarks/exploit.py), on AAAA and
                            BBBB. Not in the default run: --only travel.
-  efficiency-normal-4p     `ismcts:normal` (the level: its time a decision, 15k iterations at 4
+  efficiency-normal-4p     `ismcts:normal` (the level: its time a decision, 26k iterations at 4
   efficiency-old-strong-4p players) and the old `strong`: 50k iterations of the search that plays
                            every later round out (value_horizon 0), on the same deals against
                            three heuristics; issue 12: normal at least as strong, the paired
