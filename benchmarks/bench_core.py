@@ -55,7 +55,7 @@ def _median_rate(run: Callable[[int], object], count: int, repeats: int) -> floa
     return statistics.median(rates)
 
 
-def _size_for(run: Callable[[int], object], seconds: float) -> int:
+def size_for(run: Callable[[int], object], seconds: float) -> int:
     """How many units of run make one timed call last about `seconds`."""
     count = 1000
     while True:
@@ -139,9 +139,9 @@ def main() -> None:
         return None
 
     rng_ns = calibration_ns(args.repeats, args.seconds, seed)
-    core_rate = _median_rate(core_run, _size_for(core_run, args.seconds), args.repeats)
-    round_rate = _median_rate(round_run, _size_for(round_run, args.seconds), args.repeats)
-    tricks_rate = _median_rate(tricks_run, _size_for(tricks_run, args.seconds), args.repeats)
+    core_rate = _median_rate(core_run, size_for(core_run, args.seconds), args.repeats)
+    round_rate = _median_rate(round_run, size_for(round_run, args.seconds), args.repeats)
+    tricks_rate = _median_rate(tricks_run, size_for(tricks_run, args.seconds), args.repeats)
     py_count = max(1, int(args.seconds * 2 / _time_one(py_run)))
     py_rate = _median_rate(py_run, py_count, args.repeats)
     random_ms = play_game_ms(rules, RandomAgent, args.repeats, args.seconds, seed)
@@ -176,7 +176,7 @@ def calibration_ns(repeats: int, seconds: float = 0.3, seed: int = 0) -> float:
     def rng_run(n: int) -> object:
         return _core.rng_calibrate(n, seed)
 
-    return 1e9 / _median_rate(rng_run, _size_for(rng_run, seconds), repeats)
+    return 1e9 / _median_rate(rng_run, size_for(rng_run, seconds), repeats)
 
 
 def _time_one(run: Callable[[int], object]) -> float:

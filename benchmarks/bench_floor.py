@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench_core import first_trick_state, start_state
+from bench_core import first_trick_state, size_for, start_state
 
 from csl_ai import _core
 from csl_ai.game import sky_cards_for
@@ -208,22 +208,10 @@ def _ns_per_unit(run: Callable[[int], object], count: int) -> float:
     return (time.process_time() - start) * 1e9 / count
 
 
-def _size_for(run: Callable[[int], object], seconds: float) -> int:
-    """How many units of run make one timed call last about `seconds`."""
-    count = 1000
-    while True:
-        start = time.process_time()
-        run(count)
-        elapsed = time.process_time() - start
-        if elapsed >= seconds / 4:
-            return max(1, int(count * seconds / elapsed))
-        count *= 4
-
-
 def compare(unit: str, core: Callable[[int], object], floor: Callable[[int], object],
             repeats: int, seconds: float, target: float) -> Comparison:
     """Time core and floor in alternating runs; medians and the median paired ratio."""
-    core_count, floor_count = _size_for(core, seconds), _size_for(floor, seconds)
+    core_count, floor_count = size_for(core, seconds), size_for(floor, seconds)
     core_ns, floor_ns = [], []
     for _ in range(repeats):
         core_ns.append(_ns_per_unit(core, core_count))
