@@ -349,3 +349,12 @@ def random_deal_allocate(state: CoreState, seed: int) -> int:
 
 def bench_playouts(engine: SearchEngine, world: CoreState, n: int, seed: int) -> float:
     """Seconds for n playouts from copies of world with engine's policy."""
+
+def exp_block(values: Sequence[float]) -> list[float]:
+    """exp of each value through the core's block exp (libm's numbers)."""
+
+def exp_lanes_in_use() -> bool:
+    """Whether the block exp runs on vector lanes here."""
+
+def exp_lanes_built() -> bool:
+    """Whether this build has the block exp's vector lanes (AVX2 and FMA)."""

@@ -370,6 +370,7 @@ def score_tallies(int players, sides, int star_a_mode, elements, faceup_cards, f
 include "sampler.pxi"
 include "search_types.pxi"
 include "playout.pxi"
+include "fastexp.pxi"
 include "splits.pxi"
 include "worlds.pxi"
 include "tree.pxi"

@@ -340,19 +340,6 @@ cdef void split_features(const State* st, const Policy* pp, int seat, const uint
         pile_features(st, pp, seat, g, piles[g], f)
 
 
-cdef inline double pile_score_parts(const double* w, const double* parts, double v) noexcept nogil:
-    """One pile's share of w . split_features, from its parts (pile_features_of with the
-    worth 1.0) and its group's sky cards worth v (group_sky_worth): the parts do not depend
-    on the group, so groups of one size share them. The same number as the pile's features
-    dotted with w, term by term."""
-    cdef double score = 0.0
-    score += w[0] * (v * parts[0])
-    score += w[1] * (v * parts[1])
-    score += w[2] * parts[2]
-    score += w[3] * parts[3]
-    return score
-
-
 # --- the playout ----------------------------------------------------------------------------
 
 cdef void rollout_end_round(State* st, int last_winner) noexcept nogil:

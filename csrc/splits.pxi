@@ -116,19 +116,6 @@ cdef inline double mixture_pile_capped(double synergy, const double* win, const 
     return expected if expected < size else <double>size
 
 
-cdef inline double mixture_pile_worth(const SearchSpec* sp, int s, int g, int size, double capped,
-                                      double total) noexcept nogil:
-    """The worth of a pile of capped expected tricks for group g: times the group's sky
-    worths, the best ones and an average one blended (total: the sum of the group's worths)."""
-    cdef double top = 0.0, share
-    cdef int i
-    for i in range(size):
-        share = capped - i
-        share = 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
-        top += sp.mix_vals[s][g][i] * share
-    return sp.mix_top_share * top + (1.0 - sp.mix_top_share) * capped * total / size
-
-
 cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int component,
                               const int* cards, int n, double* logit) noexcept nogil:
     """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
@@ -137,12 +124,18 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
     first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks and
     its allocation-model parts do not depend on its group, so groups of one size share them."""
     cdef double win[MAX_LINE]
-    cdef double capped[MIX_MAX_SUBSETS]
+    cdef double share[MIX_MAX_PILE][MIX_MAX_SUBSETS]
+    cdef double blend[MIX_MAX_SUBSETS]
+    cdef double parts[N_SPLIT_FEATURES][MIX_MAX_SUBSETS]
+    cdef double out[MIX_MAX_SUBSETS]
+    cdef double f[N_SPLIT_FEATURES]
     cdef int colour[MAX_LINE]
     cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s]
-    cdef double parts[MIX_MAX_SUBSETS][N_SPLIT_FEATURES]
-    cdef int i, g, j, c, hi, k, capped_k = -1, parts_k = -1
-    cdef double total, worth
+    cdef int i, g, j, c, hi, k, count, capped_k = -1, parts_k = -1
+    cdef double total, worth, capped, x, v, beta = sp.mix_beta, top_share = sp.mix_top_share
+    cdef const double* vals
+    cdef const double* w = sp.mix_model_w
+    cdef const int* masks
     for i in range(n):
         c = cards[i]
         colour[i] = card_colour(c)
@@ -150,27 +143,43 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
         win[i] = sp.mix_blue_win[hi] if colour[i] == BLUE else sp.mix_side_win[hi]
     for g in range(st.cfg.n_groups):
         k = st.cfg.group_size[g]
+        count = MIX_COUNT[n][k]
+        masks = MIX_MASKS[n][k]
         if component == 0:
             if k != capped_k:
-                for j in range(MIX_COUNT[n][k]):
-                    capped[j] = mixture_pile_capped(sp.mix_synergy, win, colour, k, MIX_MASKS[n][k][j])
+                for j in range(count):
+                    capped = mixture_pile_capped(sp.mix_synergy, win, colour, k, masks[j])
+                    for i in range(k):
+                        x = capped - i
+                        share[i][j] = 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+                    blend[j] = (1.0 - top_share) * capped
                 capped_k = k
+            vals = sp.mix_vals[s][g]
             total = 0.0
             for i in range(k):
-                total += sp.mix_vals[s][g][i]
-            for j in range(MIX_COUNT[n][k]):
-                logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = sp.mix_beta * mixture_pile_worth(
-                    sp, s, g, k, capped[j], total)
+                total += vals[i]
+            for j in range(count):
+                out[j] = 0.0
+            for i in range(k):
+                v = vals[i]
+                for j in range(count):
+                    out[j] += v * share[i][j]
+            for j in range(count):
+                out[j] = beta * (top_share * out[j] + blend[j] * total / k)
         else:
             if k != parts_k:
-                for j in range(MIX_COUNT[n][k]):
+                for j in range(count):
                     for i in range(N_SPLIT_FEATURES):
-                        parts[j][i] = 0.0
-                    pile_features_of(&sp.policy, nth_bits(st.hand[s], <uint64_t>MIX_MASKS[n][k][j]), 1.0, parts[j])
+                        f[i] = 0.0
+                    pile_features_of(&sp.policy, nth_bits(st.hand[s], <uint64_t>masks[j]), 1.0, f)
+                    for i in range(N_SPLIT_FEATURES):
+                        parts[i][j] = f[i]
                 parts_k = k
             worth = group_sky_worth(st, &sp.policy, s, g)
-            for j in range(MIX_COUNT[n][k]):
-                logit[g * MIX_STRIDE + MIX_MASKS[n][k][j]] = pile_score_parts(sp.mix_model_w, parts[j], worth)
+            for j in range(count):   # the pile's features dotted with w, term by term
+                out[j] = 0.0 + w[0] * (worth * parts[0][j]) + w[1] * (worth * parts[1][j]) + w[2] * parts[2][j] + w[3] * parts[3][j]
+        for j in range(count):
+            logit[g * MIX_STRIDE + masks[j]] = out[j]
 
 
 cdef int mixture_pick(const double* weight, const int* masks, int count, double total, Rng* rng) noexcept nogil:
@@ -240,31 +249,10 @@ cdef inline void mixture_pairs_totals(const double* logit, int n, int k, int k1,
                      &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]], MIX_COUNT[n][k], MIX_COUNT[n - k][k1], inner)
 
 
-cdef enum:
-    MIX_EXP_SLOTS = 64   # mixture_group_weights' memo of exp by argument
-
-
-cdef void mixture_group_weights(double* logit, const int* masks, int count) noexcept nogil:
+cdef inline void mixture_group_weights(double* logit, const int* masks, int count) noexcept nogil:
     """Turn one group's pile log-weights logit[masks[j]] in place into weights scaled by the
-    largest, exp(logit - top). Piles of equally rated cards have equal log-weights, so a
-    small memo keyed by the argument's bits gives them the one exp (the same number)."""
-    cdef uint64_t seen[MIX_EXP_SLOTS]
-    cdef double value[MIX_EXP_SLOTS]
-    cdef double top = -1e300, x
-    cdef uint64_t key
-    cdef int j, slot
-    for j in range(count):
-        if logit[masks[j]] > top:
-            top = logit[masks[j]]
-    memset(seen, 0xFF, sizeof(seen))   # all ones: a NaN, which no argument here is
-    for j in range(count):
-        x = logit[masks[j]] - top
-        memcpy(&key, &x, sizeof(double))
-        slot = <int>((key * 0x9E3779B97F4A7C15ULL) >> 58)
-        if seen[slot] != key:
-            seen[slot] = key
-            value[slot] = exp(x)
-        logit[masks[j]] = value[slot]
+    largest, exp(logit - top): libm's numbers, four piles at a time (fastexp.pxi)."""
+    csl_scaled_weights(logit, masks, count)
 
 
 cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
