@@ -360,7 +360,7 @@ cdef class SearchEngine:
         n = _cards_of(state.st.hand[seat], cards)
         if n > MAX_LINE:
             raise ValueError("mixture_logits: hand too large")
-        mixture_pile_logits(&self.sp, &state.st, seat, component, cards, n, &logit[0])
+        mixture_pile_logits(&self.sp, &state.st, seat, component, cards, n, &logit[0], False)
         out = []
         for piles in splits:
             total = 0.0

@@ -79,41 +79,24 @@ cdef extern from *:
         for (; j < n; j++) x[j] = exp(x[j]);
     }
 
-    /* w[m] = exp(w[m] - top) for m = masks[j], j < count, top the largest w[m]: the piles'
-       log-weights of one group turned into weights scaled by the largest, in place. */
-    static inline void csl_scaled_weights(double* w, const int* masks, int count) {
-        double top = -1e300, x;
+    /* x[j] = exp(x[j] - top) for j < n, top the largest x[j] (at least -1e300): a row of
+       log-weights turned in place into weights scaled by the largest. */
+    static inline void csl_scaled_row(double* x, int n) {
+        double top = -1e300;
         int j = 0;
     #ifdef CSL_EXP_LANES
-        double out[4], in[4];
-        int redo, l;
-        if (csl_exp_vector && count >= 4) {
-            __m256d best = _mm256_set1_pd(-1e300), v;
-            for (; j + 4 <= count; j += 4)
-                best = _mm256_max_pd(best, _mm256_i32gather_pd(w, _mm_loadu_si128((const __m128i*)(masks + j)), 8));
-            _mm256_storeu_pd(out, best);
-            for (l = 0; l < 4; l++) if (out[l] > top) top = out[l];
-            for (; j < count; j++) if (w[masks[j]] > top) top = w[masks[j]];
-            for (j = 0; j + 4 <= count; j += 4) {
-                v = _mm256_sub_pd(_mm256_i32gather_pd(w, _mm_loadu_si128((const __m128i*)(masks + j)), 8),
-                                  _mm256_set1_pd(top));
-                _mm256_storeu_pd(out, csl_exp4(v, &redo));
-                if (redo) {
-                    _mm256_storeu_pd(in, v);
-                    for (l = 0; l < 4; l++)
-                        if ((redo >> l) & 1) out[l] = exp(in[l]);
-                }
-                w[masks[j]] = out[0];
-                w[masks[j + 1]] = out[1];
-                w[masks[j + 2]] = out[2];
-                w[masks[j + 3]] = out[3];
-            }
-            for (; j < count; j++) w[masks[j]] = exp(w[masks[j]] - top);
-            return;
+        double lanes[4];
+        int l;
+        if (n >= 4) {
+            __m256d best = _mm256_set1_pd(-1e300);
+            for (; j + 4 <= n; j += 4) best = _mm256_max_pd(best, _mm256_loadu_pd(x + j));
+            _mm256_storeu_pd(lanes, best);
+            for (l = 0; l < 4; l++) if (lanes[l] > top) top = lanes[l];
         }
     #endif
-        for (j = 0; j < count; j++) if (w[masks[j]] > top) top = w[masks[j]];
-        for (j = 0; j < count; j++) { x = w[masks[j]] - top; w[masks[j]] = exp(x); }
+        for (; j < n; j++) if (x[j] > top) top = x[j];
+        for (j = 0; j < n; j++) x[j] -= top;
+        csl_exp_block(x, n);
     }
 
     static inline int csl_exp_lanes_built(void) {
@@ -127,7 +110,7 @@ cdef extern from *:
     uint64_t csl_exp_tab[256]
     int csl_exp_vector
     void csl_exp_block(double* x, int n) nogil
-    void csl_scaled_weights(double* w, const int* masks, int count) nogil
+    void csl_scaled_row(double* x, int n) nogil
     int csl_exp_lanes_built() nogil
 
 

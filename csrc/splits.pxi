@@ -117,10 +117,12 @@ cdef inline double mixture_pile_capped(double synergy, const double* win, const 
 
 
 cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int component,
-                              const int* cards, int n, double* logit) noexcept nogil:
+                              const int* cards, int n, double* logit, bint scaled) noexcept nogil:
     """logit[g * MIX_STRIDE + m]: the log-weight of the pile of hand positions m (m of the
     group's size) in group g, under the worth part (component 0) or the allocation model
-    (1); a split's log-weight is the sum over its piles. cards: the seat's hand, lowest
+    (1); a split's log-weight is the sum over its piles. scaled: the weight instead, scaled
+    by the group's largest, exp(log-weight - top) (libm's numbers, fastexp.pxi), so a
+    split's scaled weight is the product of its piles'. cards: the seat's hand, lowest
     first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks and
     its allocation-model parts do not depend on its group, so groups of one size share them."""
     cdef double win[MAX_LINE]
@@ -178,6 +180,8 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
             worth = group_sky_worth(st, &sp.policy, s, g)
             for j in range(count):   # the pile's features dotted with w, term by term
                 out[j] = 0.0 + w[0] * (worth * parts[0][j]) + w[1] * (worth * parts[1][j]) + w[2] * parts[2][j] + w[3] * parts[3][j]
+        if scaled:
+            csl_scaled_row(out, count)
         for j in range(count):
             logit[g * MIX_STRIDE + masks[j]] = out[j]
 
@@ -249,12 +253,6 @@ cdef inline void mixture_pairs_totals(const double* logit, int n, int k, int k1,
                      &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]], MIX_COUNT[n][k], MIX_COUNT[n - k][k1], inner)
 
 
-cdef inline void mixture_group_weights(double* logit, const int* masks, int count) noexcept nogil:
-    """Turn one group's pile log-weights logit[masks[j]] in place into weights scaled by the
-    largest, exp(logit - top): libm's numbers, four piles at a time (fastexp.pxi)."""
-    csl_scaled_weights(logit, masks, count)
-
-
 cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
     """Seat s's split of its hand by the split mixture: with chance mix_share[s][0] exactly
     from a softmax over every split of the heuristic's worth at mix_beta, with
@@ -285,10 +283,7 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
         random_allocation(&st.cfg, st.hand[s], rng, piles)
         return
     full = (1 << n) - 1
-    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0])
-    for g in range(ng):
-        mixture_group_weights(&logit[g * MIX_STRIDE], MIX_MASKS[n][st.cfg.group_size[g]],
-                              MIX_COUNT[n][st.cfg.group_size[g]])
+    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0], True)
     k = st.cfg.group_size[0]
     k1 = st.cfg.group_size[1]
     count = MIX_COUNT[n][k]
@@ -335,7 +330,7 @@ cdef void mixture_allocate_logs(const SearchSpec* sp, const State* st, int s, in
     cdef double top = -1e300, total = 0.0, u, acc = 0.0
     cdef int j, q, m, r, sub, pick, count = 0, full = (1 << n) - 1, ng = st.cfg.n_groups
     cdef int k = st.cfg.group_size[0], k1 = st.cfg.group_size[1]
-    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0])
+    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0], False)
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
         r = full ^ m
@@ -383,22 +378,18 @@ cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* r
     policy_allocate(st, &sp.policy, s, rng, piles)
 
 
-cdef double mixture_scaled_total(double* logit, int n, int ng, int k, int k1) noexcept nogil:
-    """The summed weight of every split of n hand positions, each pile's log-weight in
-    logit turned in place into a weight scaled by its group's largest (so a split's
-    scaled weight is the product of its piles'), by the same product form as
-    mixture_allocate's draw; 0 where that scaled sum underflows."""
+cdef double mixture_scaled_total(const double* weight, int n, int ng, int k, int k1) noexcept nogil:
+    """The summed weight of every split of n hand positions under the piles' scaled weights
+    (mixture_pile_logits' scaled: a split's scaled weight is the product of its piles'), by
+    the same product form as mixture_allocate's draw; 0 where that scaled sum underflows."""
     cdef double inner[MIX_MAX_SUBSETS]
     cdef double total = 0.0
-    cdef int g, j, m, kg, full = (1 << n) - 1
-    for g in range(ng):
-        kg = k if g == 0 else k1 if g == 1 else n - k - k1
-        mixture_group_weights(&logit[g * MIX_STRIDE], MIX_MASKS[n][kg], MIX_COUNT[n][kg])
+    cdef int j, m, full = (1 << n) - 1
     if ng == 3:
-        mixture_pairs_totals(logit, n, k, k1, inner)
+        mixture_pairs_totals(weight, n, k, k1, inner)
     for j in range(MIX_COUNT[n][k]):
         m = MIX_MASKS[n][k][j]
-        total += logit[m] * (logit[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
+        total += weight[m] * (weight[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
     return total if total > MIX_TINY else 0.0
 
 
@@ -513,7 +504,7 @@ cdef void mixture_fit(const SearchSpec* sp, const State* st, int s, MixFit* fit)
     for c in range(2):
         if fit.part[c] <= 0.0:
             continue
-        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
+        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0], True)
         all_w = mixture_scaled_total(&logit[0], n, ng, k, k1)
         if all_w > 0.0:
             total = 0.0
@@ -525,7 +516,7 @@ cdef void mixture_fit(const SearchSpec* sp, const State* st, int s, MixFit* fit)
                 fit.cum[c][j] = total
             fit.part[c] *= total / all_w
             continue
-        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0])
+        mixture_pile_logits(sp, st, s, c, cards, n, &logit[0], False)
         top = -1e300
         for j in range(count):
             m = fit.first_of[j]

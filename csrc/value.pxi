@@ -469,7 +469,9 @@ cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
             share[s] = 1.0 if s == outright else 0.0
         return
     for s in range(n):
-        z[s] = 1.0 if z[s] == top else exp(z[s] - top)   # exp(0.0) is 1.0
+        z[s] -= top
+    csl_exp_block(z, n)   # libm's exp, four seats at a time
+    for s in range(n):
         total += z[s]
     for s in range(n):
         share[s] = z[s] / total
