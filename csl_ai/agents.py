@@ -61,12 +61,12 @@ LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 5
 out (the levels' iterations before the learned value); a level searches as many
 iterations of today's search as take that time (`level_iterations`)."""
 
-LEVEL_SCALE: Final[Mapping[int, float]] = {2: 2.6, 3: 2.7, 4: 2.6, 5: 2.5}
+LEVEL_SCALE: Final[Mapping[int, float]] = {2: 2.6, 3: 2.7, 4: 2.8, 5: 2.5}
 """Per player count: iterations of the default search per iteration of a level's budget,
 so that a level keeps its time per decision as the search gets faster: at or under the
 process CPU a searched decision at `normal` took the frozen build of issue 40 (scales 1.4,
 1.35, 1.5, 1.4), `python benchmarks/level_time.py` under both builds on one quiet host
-(docs/benchmarks.md, twenty-fourth session; 4 players twenty-sixth session)."""
+(docs/benchmarks.md, twenty-fourth session; 4 players twenty-seventh session)."""
 
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""
