@@ -15,6 +15,7 @@ Usage:
   python benchmarks/fit_calibration.py --save decisions.json   # the shipped map's fit, 1,421 s
   python benchmarks/fit_calibration.py --load decisions.json   # the same rows from the saved decisions
   python benchmarks/fit_calibration.py --load decisions.json --no-stage   # the budget-only map
+  python benchmarks/fit_calibration.py --load a.json b.json   # two runs' decisions pooled
   python benchmarks/fit_calibration.py --deals 10 --players 4 --budgets 10000   # a quick look
   python benchmarks/fit_calibration.py --budgets 1000,10000,30000 --deals 20 \
       --tune heuristic,zoo:cautious,random --save decisions.json      # eleventh session, 1,311 s
@@ -130,6 +131,11 @@ def report(label: str, samples: Sequence[Sample], calibration: WinCalibration | 
     )
 
 
+FILE_GAMES = 60_000_000
+"""Game numbers of the n-th --load file start at n times this (a multiple of every player
+count, so a game's deal, its number // players, stays apart from other files' deals)."""
+
+
 def load_decisions(path: Path) -> dict[str, list[Sample]]:
     """Decisions saved by --save: {"players|fit or held|opponent|budget": [Sample, ...]}."""
     data = json.loads(path.read_text())
@@ -172,7 +178,11 @@ def main() -> int:
     parser.add_argument("--base", type=int, default=60_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--save", type=Path, help="write the collected decisions to this JSON file")
-    parser.add_argument("--load", type=Path, help="fit on decisions saved by --save instead of playing")
+    parser.add_argument(
+        "--load", type=Path, nargs="+",
+        help="fit on decisions saved by --save instead of playing (several files: pooled, each "
+        "file's games kept apart, so runs of other --base seeds add up)",
+    )
     parser.add_argument(
         "--all-sides", action="store_true",
         help="each deal draws its sides and star option from all 32 (default: the default scoring)",
@@ -194,11 +204,14 @@ def main() -> int:
     budgets = [int(b) for b in args.budgets.split(",")]
     sets: dict[str, list[Sample]] = {}
     if args.load:
-        try:
-            sets = load_decisions(args.load)
-        except (OSError, ValueError) as e:
-            print(f"fit_calibration: cannot read {args.load}: {e}", file=sys.stderr)
-            return 2
+        for index, path in enumerate(args.load):
+            try:
+                loaded = load_decisions(path)
+            except (OSError, ValueError) as e:
+                print(f"fit_calibration: cannot read {path}: {e}", file=sys.stderr)
+                return 2
+            for key, samples in loaded.items():
+                sets.setdefault(key, []).extend((*s[:4], s[4] + index * FILE_GAMES) for s in samples)
         wanted = set(args.players.split(","))
         sets = {k: v for k, v in sets.items() if k.split("|")[0] in wanted}
     else:

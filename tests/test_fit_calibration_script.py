@@ -59,3 +59,18 @@ def test_a_broken_decisions_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "cannot read" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_several_files_are_pooled_with_their_games_apart(tmp_path: Path) -> None:
+    """Two saved runs load as one: every decision counted once, and the games (so the
+    deals the intervals resample) of one file never merge with the other's."""
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    decisions(first)
+    decisions(second)
+    one = run("--load", str(first), "--players", "4")
+    both = run("--load", str(first), str(second), "--players", "4")
+    assert one.returncode == 0 and both.returncode == 0, both.stderr
+    assert "(1200 decisions in the fit)" in one.stdout
+    assert "(2400 decisions in the fit)" in both.stdout
+    assert "600 decisions, 600 games" in one.stdout
+    assert "1200 decisions, 1200 games" in both.stdout
