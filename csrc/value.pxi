@@ -434,6 +434,37 @@ cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_F
             f[s][k] = 0.0
 
 
+cdef extern from *:
+    """
+    #include <immintrin.h>
+    /* The first four seats' scores z[s] = sum_i w[i] f[s][i] and points pts[s] = pw[0] +
+       sum_i pw[i + 1] f[s][i] (f seat-major, stride doubles a seat), the seats as vector
+       lanes: each lane adds its products in the scalar loop's order, so the same numbers.
+       Returns the seats done (0 or 4; the caller does the rest). */
+    static inline int csl_value_dots4(const double* w, const double* pw, const double* f, int stride,
+                                      int n, int nf, double* z, double* pts) {
+    #if defined(__AVX2__)
+        if (n < 4) return 0;
+        __m128i at = _mm_setr_epi32(0, stride, 2 * stride, 3 * stride);
+        __m256d zs = _mm256_setzero_pd(), ps = _mm256_set1_pd(pw[0]), fi;
+        int i;
+        for (i = 0; i < nf; i++) {
+            fi = _mm256_i32gather_pd(f + i, at, 8);
+            zs = _mm256_add_pd(zs, _mm256_mul_pd(_mm256_set1_pd(w[i]), fi));
+            ps = _mm256_add_pd(ps, _mm256_mul_pd(_mm256_set1_pd(pw[i + 1]), fi));
+        }
+        _mm256_storeu_pd(z, zs);
+        _mm256_storeu_pd(pts, ps);
+        return 4;
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int csl_value_dots4(const double* w, const double* pw, const double* f, int stride, int n, int nf,
+                        double* z, double* pts) nogil
+
+
 cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
                          const double (*pw)[N_VALUE_FEATURES + 1],
                          const State* st, double* share, double* pts) noexcept nogil:
@@ -455,12 +486,15 @@ cdef void value_estimate(ValueTables* vt, const double (*w)[N_VALUE_FEATURES],
             with_split = True
     value_features(vt, st, f, with_split)
     nf = N_VALUE_FEATURES if with_split else SPLIT_FIRST
-    for s in range(n):
+    s = csl_value_dots4(w[left - 1], pw[left - 1], &f[0][0], N_VALUE_FEATURES, n, nf, z, pts)
+    while s < n:
         z[s] = 0.0
         pts[s] = pw[left - 1][0]
         for i in range(nf):
             z[s] += w[left - 1][i] * f[s][i]
             pts[s] += pw[left - 1][i + 1] * f[s][i]
+        s += 1
+    for s in range(n):
         if z[s] > top:
             top = z[s]
     outright = star_b_outright(st)
