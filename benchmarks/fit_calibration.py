@@ -44,7 +44,7 @@ from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E40
 from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
-from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
+from csl_ai.rules import Kind, RulesConfig, Side, drawn_rules  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
 from csl_ai.search.fitted import FittedModels  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
@@ -99,11 +99,16 @@ def collect(
         return [s for game in pool.map(play, tasks, chunksize=1) for s in game]
 
 
-def report(label: str, samples: Sequence[Sample], calibration: WinCalibration | None, players: int) -> str:
+def report(
+    label: str, samples: Sequence[Sample], calibration: WinCalibration | None, players: int,
+    stars: Sequence[bool] | None = None,
+) -> str:
     """Brier, mean estimate and realised share; per decile the estimate, the realised share,
     the decisions and the 95% interval of the difference over deals; the mean difference
-    by round of the game."""
-    est = [calibration.chance(s[0], players, s[1], s[3]) if calibration is not None else s[0] for s in samples]
+    by round of the game. stars: each decision's game on star side B (else all side A)."""
+    star_b = stars if stars is not None else [False] * len(samples)
+    est = [calibration.chance(s[0], players, s[1], s[3], b) if calibration is not None else s[0]
+           for s, b in zip(samples, star_b, strict=True)]
     real = [s[2] for s in samples]
     brier = sum((e - y) ** 2 for e, y in zip(est, real, strict=True)) / len(est)
     by_deal: dict[int, list[tuple[float, float]]] = {}
@@ -154,15 +159,73 @@ def load_decisions(path: Path) -> dict[str, list[Sample]]:
     return sets
 
 
-def fit_row(samples: Sequence[Sample], players: int, stage: bool = True) -> tuple[float, float, float, float, float]:
+def fit_row(
+    samples: Sequence[Sample], players: int, stage: bool = True, stars: Sequence[bool] | None = None
+) -> tuple[float, float, float, float, float, float]:
     """The map's row for one player count; without `stage` every decision reads as the last
-    round's, so the stage terms have no data and stay at their prior, 0."""
+    round's, so the stage terms have no data and stay at their prior, 0; without `stars`
+    (each decision's game on star side B) the star term stays 0."""
     return fit_calibration(
         [s[0] for s in samples],
         [s[1] for s in samples],
         [rounds_follow(players, s[3]) if stage else 0.0 for s in samples],
         [s[2] for s in samples],
+        star_b=stars,
     )
+
+
+HELD_OUT_BASE = 500_000
+"""Held-out opponents play the deals of --base plus this."""
+
+
+def sample_rules(key: str, sample: Sample, bases: Sequence[int]) -> RulesConfig:
+    """The rules a decision's game was played on (--all-sides: drawn from its deal's seed)."""
+    players = int(key.split("|")[0])
+    run = sample[4] // FILE_GAMES
+    base = bases[run] + (HELD_OUT_BASE if key.split("|")[1] == "held" else 0)
+    deal = (sample[4] - run * FILE_GAMES) // players
+    return drawn_rules(players, random.Random(joined_seed(base, deal, "sides")))
+
+
+def by_sides_report(
+    sets: dict[str, list[Sample]], bases: Sequence[int], maps: dict[str, WinCalibration | None]
+) -> str:
+    """Mean estimate minus realised share (points) over every decision, split by each kind's
+    side and by the star option, per player count, over all, and over the held-out
+    opponents' games alone (the map was fitted on the others); the 95% interval over deals
+    (a deal's decisions share its cards and scoring, so deals are the independent units)."""
+    kinds = ("candy", "spider", "leopard", "star")
+    lines = ["estimate minus realised share by scoring (points; 95% interval over deals; decisions):"]
+    for name, calibration in maps.items():
+        if calibration is None:
+            continue
+        cells: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = {}
+        for key, samples in sets.items():
+            players = int(key.split("|")[0])
+            for sample in samples:
+                rules = sample_rules(key, sample, bases)
+                err = calibration.chance(sample[0], players, sample[1], sample[3],
+                                         rules.sides[Kind.STAR] is Side.B) - sample[2]
+                labels = [f"{k} {side.value}" for k, side in zip(kinds, rules.sides, strict=True)]
+                labels.append(f"stars {rules.star_option.value}")
+                deal = (key, sample[4] // players)
+                scopes = (str(players), "all", "held") if key.split("|")[1] == "held" else (str(players), "all")
+                for count in scopes:
+                    for label in labels:
+                        cells.setdefault((count, label), {}).setdefault(deal, []).append(err)
+        lines.append(f"  {name}:")
+        titles = {"all": "all counts", "held": "held-out opponents only, all counts"}
+        for count in sorted({c for c, _ in cells}, key=lambda c: (c in titles, c)):
+            row = []
+            for label in sorted({lab for c, lab in cells if c == count}):
+                deals = cells[(count, label)]
+                means = [sum(v) / len(v) for v in deals.values()]
+                mean = sum(e for v in deals.values() for e in v) / sum(len(v) for v in deals.values())
+                spread = (sum((m - sum(means) / len(means)) ** 2 for m in means) / max(1, len(means) - 1)) ** 0.5
+                half = 1.96 * spread / len(means) ** 0.5
+                row.append(f"{label} {100 * mean:+.1f} (±{100 * half:.1f}; {sum(len(v) for v in deals.values())})")
+            lines.append(f"    {titles.get(count, count + ' players')}: " + ", ".join(row))
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -195,6 +258,12 @@ def main() -> int:
         "--no-stage", action="store_true", help="fit the budget-only map (no stage terms), for comparison"
     )
     parser.add_argument(
+        "--by-sides", type=int, nargs="+", metavar="BASE",
+        help="games played with --all-sides: the --base of each run (one per --load file, in order; "
+        "when playing, this run's --base); prints the estimate minus the realised share by each "
+        "kind's side and by the star option, per player count and over all of them",
+    )
+    parser.add_argument(
         "--write", metavar="FOLDER",
         help="write the fitted models into FOLDER's model files (csl_ai/data: the shipped ones), "
         "this fit replacing its player counts' rows, naming this command",
@@ -223,38 +292,50 @@ def main() -> int:
                     )
             for opponent in args.held_out.split(","):
                 sets[f"{players}|held|{opponent}|{args.held_out_budget}"] = collect(
-                    players, opponent, args.held_out_budget, args.deals, args.base + 500_000, args.workers,
+                    players, opponent, args.held_out_budget, args.deals, args.base + HELD_OUT_BASE, args.workers,
                     args.all_sides, args.fitted,
                 )
             print(f"collected {players} players, {time.perf_counter() - started:.0f} s", flush=True)
         if args.save:
             args.save.write_text(json.dumps(sets))
+    stars: dict[str, list[bool]] | None = None
+    if args.by_sides:
+        if len(args.by_sides) != (len(args.load) if args.load else 1):
+            print("fit_calibration: --by-sides needs one base per --load file", file=sys.stderr)
+            return 2
+        stars = {key: [sample_rules(key, s, args.by_sides).sides[Kind.STAR] is Side.B for s in samples]
+                 for key, samples in sets.items()}
     identity = WinCalibration.identity().coefficients[0]
     in_use = models(args.fitted).win_calibration
     rows = [identity] * 4
     for players in sorted({int(k.split("|")[0]) for k in sets}):
         mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
+        star_b = {k.split("|", 1)[1]: v for k, v in stars.items() if int(k.split("|")[0]) == players} if stars else {}
         tune = args.tune.split(",")
-        fit_samples = [s for k, v in mine.items() if k.startswith("fit|") and k.split("|")[1] in tune for s in v]
+        fitting = [k for k in mine if k.startswith("fit|") and k.split("|")[1] in tune]
+        fit_samples = [s for k in fitting for s in mine[k]]
         if not fit_samples:
             print(f"fit_calibration: no decisions of {args.tune} at {players} players to fit", file=sys.stderr)
             return 2
-        row = fit_row(fit_samples, players, stage=not args.no_stage)
+        row = fit_row(fit_samples, players, stage=not args.no_stage,
+                      stars=[b for k in fitting for b in star_b[k]] if star_b else None)
         rows[players - 2] = row
         coeffs = [identity] * 4
         coeffs[players - 2] = row
         fitted = WinCalibration(tuple(coeffs))
-        terms = " ".join(f"{name}={v:.4f}" for name, v in zip("abcde", row, strict=True))
+        terms = " ".join(f"{name}={v:.4f}" for name, v in zip("abcdef", row, strict=True))
         print(f"{players} players: {terms}  ({len(fit_samples)} decisions in the fit)")
         for key, samples in sorted(mine.items()):
             _kind, opponent, budget = key.split("|")
             name = f"{'held out ' if key.startswith('held|') else ''}{opponent} {int(budget) // 1000}k"
             print(report(f"{name}, raw", samples, None, players))
             if in_use is not None:
-                print(report(f"{name}, map in use", samples, in_use, players))
-            print(report(f"{name}, calibrated", samples, fitted, players))
+                print(report(f"{name}, map in use", samples, in_use, players, star_b.get(key)))
+            print(report(f"{name}, calibrated", samples, fitted, players, star_b.get(key)))
         sys.stdout.flush()
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
+    if args.by_sides:
+        print(by_sides_report(sets, args.by_sides, {"map in use": in_use, "calibrated": WinCalibration(tuple(rows))}))
     if args.write is not None:
         fitted_counts = sorted({int(k.split("|")[0]) for k in sets})
         models(args.fitted).refit(

@@ -11,7 +11,7 @@ import pytest
 from csl_ai.agents import make_agent
 from csl_ai.calibration import CalibrationError, WinCalibration, fit_calibration, rounds_follow
 from csl_ai.game import Game
-from csl_ai.rules import RulesConfig
+from csl_ai.rules import RulesConfig, Side
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
 from csl_ai.search.fitted import FittedModelError, FittedModels
 
@@ -63,6 +63,8 @@ def test_the_stage_terms_apply_before_the_last_round() -> None:
         ((0.0, 1.0, 0.0, 0.0, -1.0),) * 4,
         ((math.inf, 1.0, 0.0, 0.0, 0.0),) * 4,
         ((True, 1.0, 0.0, 0.0, 0.0),) * 4,
+        ((0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),) * 4,
+        ((0.0, 1.0, 0.0, 0.0, 0.0, math.nan),) * 4,
     ],
 )
 def test_a_malformed_map_is_refused(rows) -> None:
@@ -70,26 +72,46 @@ def test_a_malformed_map_is_refused(rows) -> None:
         WinCalibration(rows)
 
 
-def test_the_fit_recovers_a_known_map() -> None:
+def test_the_star_term_shifts_side_b_alone() -> None:
+    """f moves the log-odds where the stars score on side B, and nowhere else; a map of
+    five numbers (written before the term) reads with f = 0."""
+    old = WinCalibration(((0.1, 0.9, 0.0, 0.2, 0.1),) * 4)
+    assert old.coefficients[2] == (0.1, 0.9, 0.0, 0.2, 0.1, 0.0)
+    assert old.chance(0.4, 4, 10_000, 1, True) == old.chance(0.4, 4, 10_000, 1, False)
+    cal = WinCalibration(((0.1, 0.9, 0.0, 0.2, 0.1, -0.5),) * 4)
+    assert cal.chance(0.4, 4, 10_000, 1) == old.chance(0.4, 4, 10_000, 1)
+    log_odds = math.log(0.4 / 0.6)
+    assert cal.chance(0.4, 4, 10_000, 3, True) == pytest.approx(1 / (1 + math.exp(-(0.1 + 0.9 * log_odds - 0.5))))
+    side_b = [cal.chance(p / 100, 3, 10_000, 0, True) for p in range(1, 100)]
+    assert side_b == sorted(side_b)
+
+
+@pytest.mark.parametrize("with_stars", [False, True])
+def test_the_fit_recovers_a_known_map(with_stars: bool) -> None:
     rng = random.Random(4)
-    truth = (-0.3, 1.4, 0.25, 0.5, -0.4)
-    raw, iters, later, won = [], [], [], []
+    truth = (-0.3, 1.4, 0.25, 0.5, -0.4, -0.6 if with_stars else 0.0)
+    raw, iters, later, won, stars = [], [], [], [], []
     for _ in range(60_000):
         p = rng.uniform(0.02, 0.98)
         n = rng.choice((1_000, 10_000, 30_000))
         t = rounds_follow(4, rng.randrange(4))
+        b = with_stars and rng.random() < 0.5
         log_odds = math.log(p / (1 - p))
-        x = truth[0] + truth[1] * log_odds + truth[2] * math.log(n / 10_000) + (truth[3] + truth[4] * log_odds) * t
+        x = (truth[0] + truth[1] * log_odds + truth[2] * math.log(n / 10_000) + (truth[3] + truth[4] * log_odds) * t
+             + truth[5] * b)
         raw.append(p)
         iters.append(n)
         later.append(t)
+        stars.append(b)
         won.append(1.0 if rng.random() < 1 / (1 + math.exp(-x)) else 0.0)
-    fitted = fit_calibration(raw, iters, later, won)
+    fitted = fit_calibration(raw, iters, later, won, star_b=stars if with_stars else None)
     assert fitted == pytest.approx(truth, abs=0.08)
+    if not with_stars:
+        assert fitted[5] == 0.0
 
 
-def position():
-    game = Game(RulesConfig(players=4), seed=21)
+def position(rules: RulesConfig | None = None):
+    game = Game(rules or RulesConfig(players=4), seed=21)
     agents = [make_agent("heuristic", s) for s in range(4)]
     while True:
         obs = game.observation(game.to_move)
@@ -101,7 +123,7 @@ def position():
 def test_the_search_reports_calibrated_chances_in_its_own_order() -> None:
     obs = position()
     cal = WinCalibration(
-        ((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0), (-0.5, 1.5, 0.0, 0.3, -0.2), (0.0, 1.0, 0.0, 0.0, 0.0))
+        ((0.0, 1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0, 0.0), (-0.5, 1.5, 0.0, 0.3, -0.2, 0.7), (0.0, 1.0, 0.0, 0.0, 0.0))
     )
     limit = SearchLimit(iterations=3_000, seed=5)
     raw = search(obs, limit, SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=None)))
@@ -113,8 +135,23 @@ def test_the_search_reports_calibrated_chances_in_its_own_order() -> None:
         assert c.win_probability == pytest.approx(
             cal.chance(r.win_probability, 4, calibrated.iterations, len(obs.rounds) - 1)
         )
+        assert c.win_probability != pytest.approx(
+            cal.chance(r.win_probability, 4, calibrated.iterations, len(obs.rounds) - 1, True)
+        )
         assert c.mean_utility == r.mean_utility
     assert calibrated.to_json()["moves"][0]["raw_win_probability"] == raw.moves[0].win_probability
+
+
+def test_a_star_side_b_game_reads_the_star_term() -> None:
+    obs = position(RulesConfig(players=4, sides=(Side.A, Side.A, Side.A, Side.B)))
+    cal = WinCalibration(((0.0, 1.0, 0.0, 0.0, 0.0, -0.8),) * 4)
+    limit = SearchLimit(iterations=2_000, seed=5)
+    raw = search(obs, limit, SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=None)))
+    calibrated = search(obs, limit, SearchConfig(fitted=FittedModels.shipped().replace(win_calibration=cal)))
+    for r, c in zip(raw.moves, calibrated.moves, strict=True):
+        assert 0.0 < r.win_probability < 1.0
+        assert c.win_probability == pytest.approx(cal.chance(r.win_probability, 4, calibrated.iterations, 0, True))
+        assert c.win_probability < r.win_probability
 
 
 def test_other_utilities_are_not_calibrated() -> None:

@@ -38,7 +38,7 @@ def test_a_refit_replaces_only_its_player_counts() -> None:
     assert refit.split_weights[1] == (9.0, 9.0, 9.0, 9.0)
     assert refit.split_weights[0] == shipped.split_weights[0] and refit.split_weights[2:] == shipped.split_weights[2:]
     assert refit.made_by["split"] == "a test" and refit.made_by["value"] == shipped.made_by["value"]
-    identity = ((0.0, 1.0, 0.0, 0.0, 0.0),) * 4
+    identity = ((0.0, 1.0, 0.0, 0.0, 0.0, 0.0),) * 4
     calibrated = shipped.refit("win_calibration", "b", [2, 5], win_calibration=identity)
     assert calibrated.win_calibration.coefficients[0] == identity[0]
     assert calibrated.win_calibration.coefficients[1] == shipped.win_calibration.coefficients[1]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from csl_ai import _core
 from csl_ai.errors import InvalidPositionError
 from csl_ai.game import Observation
+from csl_ai.rules import Kind, Side
 from csl_ai.search.config import SearchConfig, SearchLimit, SearchSettingsError
 from csl_ai.search.core import move_of
 from csl_ai.search.others import infer_worlds, seat_beliefs, with_split_shares
@@ -155,7 +156,9 @@ def search(
     calibration = config.fitted.win_calibration
     if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
         def chance(raw: float) -> float:
-            return calibration.chance(raw, obs.players, iterations, len(obs.rounds) - 1)
+            return calibration.chance(raw, obs.players, iterations, len(obs.rounds) - 1, star_b)
+
+        star_b = obs.rules.sides[Kind.STAR] is Side.B
 
         stats = [
             (i, dataclasses.replace(
