@@ -16,10 +16,11 @@ the raw estimate clipped to [RAW_FLOOR, 1 - RAW_FLOOR] first. The stage terms ar
 because the rounds after the tree are played out by the playout rules, the searcher's own
 seat included, which play them worse than the search will: before the last round the raw
 estimate undervalues the rest of the game, in the last round the tree covers all of it
-(docs/tuning.md). The star term is there because the search misjudges side B's outright
-win by the third star: over games drawn from all 32 scorings its estimate read about 2.5
-points high on star side B and as much low on side A, where no other side moved it
-(docs/benchmarks.md, twenty-seventh session). A raw estimate of exactly 0 or 1 (every sampled world lost, or won: a
+(docs/tuning.md). The star term is there because at small tables the search misjudges side
+B's outright win by the third star: over games drawn from all 32 scorings, the map without
+it read 5.7 points higher on star side B than on side A at 2 players (4.3 at 3 players,
+within 1 at 4 and 5), where no other kind's side moved it as much (docs/benchmarks.md,
+twenty-seventh session). A raw estimate of exactly 0 or 1 (every sampled world lost, or won: a
 forced result) stays as it is. The map is monotone in the raw estimate in every round
 (b > 0 and b + e > 0), so it never changes which move looks best.
 """
