@@ -137,8 +137,8 @@ def _exp_check_arguments():
     rng = random.Random(7)
     xs = [-745.5, -709.9, -512.0, -511.999, -100.25, -1.0, -0.5, 0.0, -0.0, 1e-300, -1e-17, 2.0 ** -54,
           -(2.0 ** -54), 2.0 ** -53, 1.0, 3.5, 511.9, 700.0, math.inf, -math.inf, math.nan]
-    xs += [rng.uniform(-40.0, 0.0) for _ in range(2000)]
-    xs += [-rng.expovariate(0.05) for _ in range(500)]
+    xs += [rng.uniform(-40.0, 0.0) for _ in range(16000)]
+    xs += [-rng.expovariate(0.05) for _ in range(2000)]
     xs += [rng.uniform(-1e-6, 1e-6) for _ in range(100)]
     return xs
 
