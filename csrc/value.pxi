@@ -334,28 +334,6 @@ cdef void value_split_features(ValueTables* vt, const State* st, const int32_t (
         f[s][14] = three
 
 
-cdef enum:
-    TENTHS_HALF = 1024
-
-cdef double TENTHS[2 * TENTHS_HALF]   # TENTHS[TENTHS_HALF + x] = x / 10.0
-
-
-def _fill_tenths():
-    cdef int i
-    for i in range(2 * TENTHS_HALF):
-        TENTHS[i] = (i - TENTHS_HALF) / 10.0
-
-
-_fill_tenths()
-
-
-cdef inline double _tenths(int32_t x) noexcept nogil:
-    """x / 10.0, from a table where x is small (the same number: a division is exact-rounded)."""
-    if -TENTHS_HALF <= x < TENTHS_HALF:
-        return TENTHS[TENTHS_HALF + x]
-    return x / 10.0
-
-
 cdef inline int32_t _star_points(const State* st, int t, int32_t base) noexcept nogil:
     """seat_points' star column for t face-up stars and base candy + spider + leopard points."""
     if st.cfg.side[KIND_STAR] == SIDE_A:
@@ -378,6 +356,7 @@ cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_F
     stars)."""
     cdef int32_t rows[MAX_PLAYERS][N_SCORE_COLS]
     cdef int32_t candy_more[3]
+    cdef int32_t tens[8]
     cdef int32_t total, k
     cdef int s, o, m, v, c, sp, le, t, n = st.cfg.n_players, star_seats = 0
     cdef const int32_t* spider = SPIDER_POINTS[st.cfg.side[KIND_SPIDER]]
@@ -414,15 +393,17 @@ cdef void value_features(ValueTables* vt, const State* st, double (*f)[N_VALUE_F
                 candy_more[m] = CANDY_B_POINTS[v]
         # the total's change per point of candy, spider or leopard
         k = 1 + star_k if st.cfg.side[KIND_STAR] == SIDE_A and t >= 3 else 1
-        f[s][0] = _tenths(total)
-        f[s][1] = _tenths(k * (leopard[le + 1 if le + 1 < 7 else 7] - rows[s][COL_LEOPARD]))
-        f[s][2] = _tenths(k * (leopard[le + 2 if le + 2 < 7 else 7] - rows[s][COL_LEOPARD]))
-        f[s][3] = _tenths(k * (spider[sp + 1 if sp + 1 < 6 else 6] - rows[s][COL_SPIDER]))
-        f[s][4] = _tenths(k * (spider[sp + 2 if sp + 2 < 6 else 6] - rows[s][COL_SPIDER]))
-        f[s][5] = _tenths(k * (candy_more[1] - rows[s][COL_CANDY]))
-        f[s][6] = _tenths(k * (candy_more[2] - rows[s][COL_CANDY]))
-        f[s][7] = _tenths(_star_points(st, t + 1, rows[s][COL_CANDY] + rows[s][COL_SPIDER] + rows[s][COL_LEOPARD])
-                          - rows[s][COL_STAR])
+        tens[0] = total
+        tens[1] = k * (leopard[le + 1 if le + 1 < 7 else 7] - rows[s][COL_LEOPARD])
+        tens[2] = k * (leopard[le + 2 if le + 2 < 7 else 7] - rows[s][COL_LEOPARD])
+        tens[3] = k * (spider[sp + 1 if sp + 1 < 6 else 6] - rows[s][COL_SPIDER])
+        tens[4] = k * (spider[sp + 2 if sp + 2 < 6 else 6] - rows[s][COL_SPIDER])
+        tens[5] = k * (candy_more[1] - rows[s][COL_CANDY])
+        tens[6] = k * (candy_more[2] - rows[s][COL_CANDY])
+        tens[7] = (_star_points(st, t + 1, rows[s][COL_CANDY] + rows[s][COL_SPIDER] + rows[s][COL_LEOPARD])
+                   - rows[s][COL_STAR])
+        for m in range(8):   # points in tens: an exact-rounded division, vector lanes at once
+            f[s][m] = tens[m] / 10.0
         others_star = star_seats - (1 if t > 0 else 0) > 0
         f[s][8] = 0.0 if others_star else f[s][7]
         f[s][9] = 1.0 if (st.cfg.side[KIND_STAR] == SIDE_B and t == 2 and not others_star) else 0.0
