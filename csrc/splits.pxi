@@ -123,8 +123,11 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
     (1); a split's log-weight is the sum over its piles. scaled: the weight instead, scaled
     by the group's largest, exp(log-weight - top) (libm's numbers, fastexp.pxi), so a
     split's scaled weight is the product of its piles'. cards: the seat's hand, lowest
-    first (so the pile of positions m is nth_bits(hand, m)). A pile's expected tricks and
-    its allocation-model parts do not depend on its group, so groups of one size share them."""
+    first (so the pile of positions m is nth_bits(hand, m)). The worth part weighs a pile's
+    capped expected tricks by the group's sky worths, the best ones (each trick's share of
+    one) and an average one blended by mix_top_share. A pile's expected tricks and its
+    allocation-model parts do not depend on its group, so groups of one size share them,
+    and each group's row is made a pile at a time over contiguous arrays (vector lanes)."""
     cdef double win[MAX_LINE]
     cdef double share[MIX_MAX_PILE][MIX_MAX_SUBSETS]
     cdef double blend[MIX_MAX_SUBSETS]
