@@ -188,12 +188,13 @@ def sample_rules(key: str, sample: Sample, bases: Sequence[int]) -> RulesConfig:
 
 
 def by_sides_report(
-    sets: dict[str, list[Sample]], bases: Sequence[int], maps: dict[str, WinCalibration | None]
+    sets: dict[str, list[Sample]], rules_of: dict[str, list[RulesConfig]], maps: dict[str, WinCalibration | None]
 ) -> str:
     """Mean estimate minus realised share (points) over every decision, split by each kind's
     side and by the star option, per player count, over all, and over the held-out
     opponents' games alone (the map was fitted on the others); the 95% interval over deals
-    (a deal's decisions share its cards and scoring, so deals are the independent units)."""
+    (a deal's decisions share its cards and scoring, so deals are the independent units).
+    rules_of: each decision's rules (sample_rules), by set."""
     kinds = ("candy", "spider", "leopard", "star")
     lines = ["estimate minus realised share by scoring (points; 95% interval over deals; decisions):"]
     for name, calibration in maps.items():
@@ -202,8 +203,7 @@ def by_sides_report(
         cells: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = {}
         for key, samples in sets.items():
             players = int(key.split("|")[0])
-            for sample in samples:
-                rules = sample_rules(key, sample, bases)
+            for sample, rules in zip(samples, rules_of[key], strict=True):
                 err = calibration.chance(sample[0], players, sample[1], sample[3],
                                          rules.sides[Kind.STAR] is Side.B) - sample[2]
                 labels = [f"{k} {side.value}" for k, side in zip(kinds, rules.sides, strict=True)]
@@ -303,8 +303,8 @@ def main() -> int:
         if len(args.by_sides) != (len(args.load) if args.load else 1):
             print("fit_calibration: --by-sides needs one base per --load file", file=sys.stderr)
             return 2
-        stars = {key: [sample_rules(key, s, args.by_sides).sides[Kind.STAR] is Side.B for s in samples]
-                 for key, samples in sets.items()}
+        rules_of = {key: [sample_rules(key, s, args.by_sides) for s in samples] for key, samples in sets.items()}
+        stars = {key: [r.sides[Kind.STAR] is Side.B for r in rules] for key, rules in rules_of.items()}
     identity = WinCalibration.identity().coefficients[0]
     in_use = models(args.fitted).win_calibration
     rows = [identity] * 4
@@ -335,7 +335,7 @@ def main() -> int:
         sys.stdout.flush()
     print("win_calibration rows:", tuple(tuple(round(v, 4) for v in r) for r in rows))
     if args.by_sides:
-        print(by_sides_report(sets, args.by_sides, {"map in use": in_use, "calibrated": WinCalibration(tuple(rows))}))
+        print(by_sides_report(sets, rules_of, {"map in use": in_use, "calibrated": WinCalibration(tuple(rows))}))
     if args.write is not None:
         fitted_counts = sorted({int(k.split("|")[0]) for k in sets})
         models(args.fitted).refit(

@@ -1,4 +1,4 @@
-# exp over a block of doubles, four or eight at a time, giving the very numbers libm's
+# exp over a block of doubles, four at a time, giving the very numbers libm's
 # scalar exp gives. glibc (2.28 on) computes exp(x) as 2^(k/128) * e^r with a 128-entry
 # table and a degree-5 polynomial (the algorithm of ARM's optimized-routines); on a CPU
 # with FMA its compiled form is a fixed sequence of fused and plain operations, and the
@@ -20,7 +20,6 @@ cdef extern from *:
 
     #if defined(__AVX2__) && defined(__FMA__)
     #define CSL_EXP_LANES 1
-    static inline uint64_t csl_bits(double x) { uint64_t b; memcpy(&b, &x, 8); return b; }
     static inline double csl_double(uint64_t b) { double x; memcpy(&x, &b, 8); return x; }
     #define CSL_EXP_INV_LN2_N csl_double(0x40671547652b82feULL)
     #define CSL_EXP_NEG_LN2_HI_N csl_double(0xbf762e42fefa0000ULL)

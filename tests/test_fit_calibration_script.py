@@ -74,3 +74,16 @@ def test_several_files_are_pooled_with_their_games_apart(tmp_path: Path) -> None
     assert "(2400 decisions in the fit)" in both.stdout
     assert "600 decisions, 600 games" in one.stdout
     assert "1200 decisions, 1200 games" in both.stdout
+
+
+def test_by_sides_splits_by_each_kinds_side_and_needs_a_base_per_file(tmp_path: Path) -> None:
+    saved = tmp_path / "decisions.json"
+    decisions(saved)
+    split = run("--load", str(saved), "--players", "4", "--by-sides", "777")
+    assert split.returncode == 0, split.stderr
+    assert "estimate minus realised share by scoring" in split.stdout
+    line = next(line for line in split.stdout.splitlines() if line.strip().startswith("4 players: candy"))
+    assert all(f"{kind} {side} " in line for kind in ("candy", "spider", "leopard", "star") for side in "AB")
+    assert "f=" in split.stdout
+    wrong = run("--load", str(saved), "--players", "4", "--by-sides", "777", "778")
+    assert wrong.returncode == 2 and "one base per --load file" in wrong.stderr

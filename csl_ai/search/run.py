@@ -155,10 +155,10 @@ def search(
     iterations = sum(w.iterations for w, _b in workers)
     calibration = config.fitted.win_calibration
     if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
+        star_b = obs.rules.sides[Kind.STAR] is Side.B
+
         def chance(raw: float) -> float:
             return calibration.chance(raw, obs.players, iterations, len(obs.rounds) - 1, star_b)
-
-        star_b = obs.rules.sides[Kind.STAR] is Side.B
 
         stats = [
             (i, dataclasses.replace(
