@@ -1,13 +1,15 @@
 """CPU time a decision takes at a level, per player count: what `LEVEL_SCALE` keeps fixed.
 
 Plays seeded games of heuristic agents and, at every decision of seat 0 with a choice
-(allocations, bets and card plays alike, all rounds), searches it at the level's
-iterations with one thread and a fixed seed, summing the search's CPU time (`cpu_s`:
-the threads and the pool of worlds). Prints, per player count, the mean CPU seconds a
-decision and the iterations. Run it under two builds to set the levels after a change of
-speed: `PYTHONPATH=DIR python benchmarks/level_time.py` for a frozen build in DIR.
+(allocations, bets and card plays alike, all rounds), searches it under the level's limit
+(`level_limit`: its iterations, stopping once the answer is settled where the build does)
+with one thread and a fixed seed, summing the process CPU time. Prints, per player count,
+the mean CPU seconds a decision, the iterations of the limit and the share of them done.
+Run it under two builds to set the levels after a change of speed:
+`PYTHONPATH=DIR python benchmarks/level_time.py` for a frozen build in DIR.
 
 Run: python benchmarks/level_time.py [--level normal] [--games 3] [--players 2 3 4 5]
+     [--iterations N] [--full]   (--full: the whole budget, never stopping when settled)
 """
 
 from __future__ import annotations
@@ -16,18 +18,26 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 
-from csl_ai.agents import level_iterations, make_agent
+from csl_ai.agents import level_limit, make_agent
 from csl_ai.game import Game
 from csl_ai.rules import RulesConfig
-from csl_ai.search import SearchConfig, SearchLimit, search
+from csl_ai.search import SearchConfig, search
 
 
-def decision_time(players: int, level: str, games: int, iterations: int | None = None) -> tuple[float, int, int]:
-    """(mean CPU seconds a searched decision, decisions, iterations a decision)."""
-    iterations = iterations or level_iterations(level, players)
+def decision_time(
+    players: int, level: str, games: int, iterations: int | None = None, full: bool = False
+) -> tuple[float, int, int, float]:
+    """(mean CPU seconds a searched decision, decisions, iterations of the limit, the
+    share of them searched)."""
+    limit = level_limit(level, players)
+    if iterations:
+        limit = replace(limit, iterations=iterations)
+    if full and getattr(limit, "stop_when_settled", False):
+        limit = replace(limit, stop_when_settled=False)
     config = SearchConfig()
-    total, count = 0.0, 0
+    total, count, searched = 0.0, 0, 0
     for g in range(games):
         game = Game(RulesConfig(players=players), seed=9000 + 17 * players + g)
         agents = [make_agent("heuristic", g * 10 + s) for s in range(players)]
@@ -36,11 +46,12 @@ def decision_time(players: int, level: str, games: int, iterations: int | None =
             obs = game.observation(seat)
             if seat == 0 and len(obs.legal_moves()) > 1:
                 cpu = time.process_time()
-                search(obs, SearchLimit(iterations=iterations, seed=count + 1), config)
+                searched += search(obs, replace(limit, seed=count + 1), config).iterations
                 total += time.process_time() - cpu
                 count += 1
             game.apply(agents[seat].act(obs), seat)
-    return total / max(count, 1), count, iterations
+    count = max(count, 1)
+    return total / count, count, limit.iterations, searched / (count * limit.iterations)
 
 
 def main() -> int:
@@ -49,16 +60,17 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
     parser.add_argument("--iterations", type=int, help="search this many iterations instead of the level's")
+    parser.add_argument("--full", action="store_true", help="search the whole budget (no stop when settled)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     started = time.perf_counter()
     rows = {}
     for players in args.players:
-        mean, count, iterations = decision_time(players, args.level, args.games, args.iterations)
-        rows[players] = {"cpu_s": mean, "decisions": count, "iterations": iterations}
+        mean, count, iterations, share = decision_time(players, args.level, args.games, args.iterations, args.full)
+        rows[players] = {"cpu_s": mean, "decisions": count, "iterations": iterations, "searched": share}
         if not args.json:
             print(f"{players} players: {mean * 1000:7.1f} ms CPU a decision ({count} decisions, "
-                  f"{iterations:,} iterations)", flush=True)
+                  f"{iterations:,} iterations, {share:.0%} of them searched)", flush=True)
     if args.json:
         print(json.dumps(rows))
     else:

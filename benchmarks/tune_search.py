@@ -207,10 +207,13 @@ class PhaseBudget:
     def __init__(
         self, budgets: dict[str, int], default: int, seed: int, config: SearchConfig,
         oracle: frozenset[str] = frozenset(), truth: Callable[[], Any] | None = None,
+        settled: bool = False,
     ) -> None:
         self.agents: dict[str, IsmctsAgent] = {}
         for phase in PHASES:
             limit = SearchLimit(iterations=budgets.get(phase, default), seed=seed)
+            if settled:   # keyword only where asked, so the script still runs under older builds
+                limit = replace(limit, stop_when_settled=True)
             oracle_here = phase in oracle and truth is not None
             self.agents[phase] = TrueDealIsmcts(limit, config, truth) if oracle_here else IsmctsAgent(limit, config)
         self.name = "ismcts-by-phase"
@@ -261,7 +264,7 @@ def play(task: tuple[dict[str, Any], int, int]) -> tuple[int, float, int, float,
         test_seed = joined_seed(args["base"], deal, rotation, "test", *([args["stream"]] if args["stream"] else []))
         agent: Agent = PhaseBudget(
             args["phase_iters"], args["iters"], test_seed, config,
-            frozenset(args["oracle"]), lambda: game.core,
+            frozenset(args["oracle"]), lambda: game.core, bool(args.get("settled")),
         )
         if args["phases"]:
             heuristic = HeuristicAgent(joined_seed(args["base"], deal, rotation, "h"))
@@ -290,6 +293,10 @@ def main() -> int:
         "--stream", type=int, default=0,
         help="another search stream for the tuned agent on the same deals (0: the usual one); "
         "the spread between streams of one config is the noise floor of a comparison",
+    )
+    parser.add_argument(
+        "--settled", action="store_true",
+        help="the tuned agent stops a search once its move is settled (SearchLimit.stop_when_settled), as the levels do",
     )
     parser.add_argument("--phases", default="", help=f"comma-separated subset of {', '.join(PHASES)}")
     parser.add_argument(
@@ -349,7 +356,7 @@ def main() -> int:
         parser.error(f"--phase-iters: expected a JSON object with keys in {', '.join(PHASES)}")
     args = {"config": config, "iters": a.iters, "opponent": a.opponent, "players": a.players,
             "base": a.base, "phases": phases, "phase_iters": phase_iters, "stream": a.stream,
-            "oracle": oracle, "sides": a.sides, "fitted": None if a.fitted is None else str(a.fitted)}
+            "oracle": oracle, "sides": a.sides, "settled": a.settled, "fitted": None if a.fitted is None else str(a.fitted)}
     tasks = [(args, d, r) for d in range(a.deals) for r in range(a.players)]
     started = time.perf_counter()
     with multiprocessing.Pool(a.workers) as pool:

@@ -61,12 +61,15 @@ LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 5
 out (the levels' iterations before the learned value); a level searches as many
 iterations of today's search as take that time (`level_iterations`)."""
 
-LEVEL_SCALE: Final[Mapping[int, float]] = {2: 2.6, 3: 2.7, 4: 2.8, 5: 2.5}
+LEVEL_SCALE: Final[Mapping[int, float]] = {2: 3.1, 3: 3.2, 4: 3.3, 5: 2.9}
 """Per player count: iterations of the default search per iteration of a level's budget,
 so that a level keeps its time per decision as the search gets faster: at or under the
 process CPU a searched decision at `normal` took the frozen build of issue 40 (scales 1.4,
 1.35, 1.5, 1.4), `python benchmarks/level_time.py` under both builds on one quiet host
-(docs/benchmarks.md, twenty-fourth session; 4 players twenty-seventh session)."""
+(docs/benchmarks.md, twenty-fourth and twenty-seventh sessions). A level stops a search
+once its move is settled (`level_limit`), which leaves 83-85% of a budget searched on
+average: the scales are that much larger than the full budgets' (2.6, 2.7, 2.8, 2.5),
+the same CPU a decision on average (twenty-eighth session)."""
 
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""
@@ -89,7 +92,7 @@ def level_limit(level: str, players: int, seed: int | None = None, threads: int 
     """The search budget of a named level at a player count: the one notion of strength
     that the AI seats, the hint, `csl analyze` and `csl best-move` share (settings:
     `SearchConfig()`)."""
-    return SearchLimit(iterations=level_iterations(level, players), threads=threads, seed=seed)
+    return SearchLimit(iterations=level_iterations(level, players), threads=threads, seed=seed, stop_when_settled=True)
 
 
 def level_range_text(level: str) -> str:
@@ -211,7 +214,7 @@ class IsmctsAgent:
         """The agent of a named level (`LEVELS`): its iterations follow the game's player
         count (`level_iterations`); ``limit`` holds the level's base budget (`LEVELS`)."""
         _check_level(level)
-        limit = SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed)
+        limit = SearchLimit(iterations=LEVELS[level], threads=threads, seed=seed, stop_when_settled=True)
         name = f"ismcts:{level}" + (f",threads={threads}" if threads != 1 else "")
         agent = cls(limit, name=name)
         agent.level = level

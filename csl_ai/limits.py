@@ -42,6 +42,11 @@ class SearchLimit:
     statistics are summed in thread order."""
     seed: int | None = None
     """Base seed; None draws one from the operating system (not reproducible)."""
+    stop_when_settled: bool = False
+    """Under an iteration limit, each thread stops as soon as its most visited move can no
+    longer be overtaken in the iterations it has left: the same move for fewer iterations
+    (with one thread, the very answer of the whole budget). The named levels use it and
+    spend what it saves on their iteration budgets."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.time_ms is None:
@@ -62,6 +67,8 @@ class SearchLimit:
             raise SearchSettingsError(
                 f"threads must be an integer 1..{MAX_THREADS}, got {self.threads!r}"
             )
+        if not isinstance(self.stop_when_settled, bool):
+            raise SearchSettingsError(f"stop_when_settled must be True or False, got {self.stop_when_settled!r}")
         if self.seed is not None and (not _is_int(self.seed) or not 0 <= self.seed <= MASK64):
             raise SearchSettingsError(f"seed must be an integer 0..2**64-1, got {self.seed!r}")
 

@@ -17,7 +17,7 @@ from typing import Protocol
 class SearchWorker(Protocol):
     """One thread's search in a compiled core."""
 
-    def run(self, budget: int, seconds: float) -> None: ...
+    def run(self, budget: int, seconds: float, stop_settled: bool = False) -> None: ...
 
     def request_stop(self) -> None: ...
 
@@ -34,9 +34,13 @@ def split_budget(total: int, parts: int) -> list[int]:
 
 
 def run_workers(
-    workers: Sequence[tuple[SearchWorker, int]], seconds: float, stop: threading.Event | None = None
+    workers: Sequence[tuple[SearchWorker, int]],
+    seconds: float,
+    stop: threading.Event | None = None,
+    stop_settled: bool = False,
 ) -> None:
-    """Run each worker with its budget on a thread of its own and wait for them all.
+    """Run each worker with its budget on a thread of its own and wait for them all
+    (stop_settled: each stops once its answer is settled, `SearchLimit.stop_when_settled`).
 
     The wait comes back to Python every JOIN_POLL_S, so Ctrl-C (or any signal handler's
     exception) arrives during a search of any length; then every worker is told to stop,
@@ -47,7 +51,7 @@ def run_workers(
     """
     poll = JOIN_POLL_S if stop is None else min(JOIN_POLL_S, STOP_POLL_S)
     pool = [
-        threading.Thread(target=w.run, args=(b, seconds), name=f"csl-search-{i}", daemon=True)
+        threading.Thread(target=w.run, args=(b, seconds, stop_settled), name=f"csl-search-{i}", daemon=True)
         for i, (w, b) in enumerate(workers)
     ]
     try:

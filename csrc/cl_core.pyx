@@ -269,14 +269,16 @@ cdef class SearchWorker:
     def __dealloc__(self):
         free(self.tree.nodes)
 
-    def run(self, int64_t iterations, double seconds=0.0) -> None:
-        """Search up to iterations more (and up to seconds, when positive)."""
+    def run(self, int64_t iterations, double seconds=0.0, bint stop_settled=False) -> None:
+        """Search up to iterations more (and up to seconds, when positive); stop_settled:
+        stop sooner once the root's most visited move cannot be overtaken in the
+        iterations left."""
         cdef int64_t done
         cdef double start
         with nogil:
             start = cl_now_s()
             done = cl_search_run(&self.worlds, &self.cfg, &self.tree, &self.rng, iterations, seconds,
-                                 &self.stop)
+                                 &self.stop, stop_settled)
             self.seconds_spent += cl_now_s() - start
         if done < 0:
             self.full = True

@@ -139,11 +139,29 @@ cdef inline int cl_find_child(const ClTree* t, int parent, int key) noexcept nog
     return -1
 
 
+cdef inline bint cl_root_settled(const ClTree* t, int64_t left) noexcept nogil:
+    """Whether the root's most visited child leads every other (and any move not yet
+    tried) by more than left visits: left more iterations cannot change the answer."""
+    cdef int64_t first = 0, second = 0, v
+    cdef int c = t.nodes[0].first_child
+    while c >= 0:
+        v = t.nodes[c].visits
+        if v > first:
+            second = first
+            first = v
+        elif v > second:
+            second = v
+        c = t.nodes[c].next_sibling
+    return first - second > left
+
+
 cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree* t, Rng* rng_state,
-                           int64_t iterations, double seconds, const int* stop) noexcept nogil:
+                           int64_t iterations, double seconds, const int* stop, bint stop_settled) noexcept nogil:
     """Run up to iterations (and up to seconds, when positive; until *stop is set) from the
     root t.nodes[0], drawing on rng_state; the iterations run, or -1 - (the iterations run)
-    when the tree could not grow (the iteration that found it full is not counted)."""
+    when the tree could not grow (the iteration that found it full is not counted).
+    stop_settled: also stop once the root's answer is settled (cl_root_settled, looked at
+    every 64 iterations)."""
     cdef Rng rng
     cdef ClState st
     cdef int moves[CL_MAX_MOVES]
@@ -160,6 +178,8 @@ cdef int64_t cl_search_run(const ClWorlds* w, const ClSearchConfig* cfg, ClTree*
     while done < iterations:
         if stop[0] or (seconds > 0 and done > 0 and done % CL_CLOCK_EVERY == 0
                        and cl_now_s() - start >= seconds):
+            break
+        if stop_settled and done > 0 and (done & 63) == 0 and cl_root_settled(t, iterations - done):
             break
         cl_sample_world(w, &rng, &st)
         st.rng = rng_next(&rng)

@@ -598,12 +598,13 @@ cdef class SearchWorker:
         free(self.w.root_seats)
         free(self.w.alive)
 
-    def run(self, int64_t iterations, double seconds) -> int:
+    def run(self, int64_t iterations, double seconds, bint stop_settled=False) -> int:
         """Search without the GIL; returns the iterations done in this call (0 if a stop
-        was requested before it began)."""
+        was requested before it began). stop_settled: end a run under an iteration limit
+        once its most visited root candidate can no longer be overtaken (worker_run)."""
         cdef int64_t done
         with nogil:
-            done = worker_run(&self.engine.sp, &self.w, iterations, seconds, &self.stop_flag)
+            done = worker_run(&self.engine.sp, &self.w, iterations, seconds, &self.stop_flag, stop_settled)
         return done
 
     def request_stop(self) -> None:
@@ -641,6 +642,12 @@ cdef class SearchWorker:
     def cpu_s(self) -> float:
         """CPU time this worker's thread has spent searching."""
         return self.w.cpu_s
+
+    @property
+    def settled(self) -> bool:
+        """True when a run stopped before its iterations because its answer was settled
+        (run's stop_settled)."""
+        return self.w.settled != 0
 
     @property
     def failed(self) -> bool:

@@ -244,6 +244,7 @@ ctypedef struct Worker:
     int64_t iterations
     int64_t worlds
     int32_t failed      # 1: the pool could not grow (memory, MAX_NODES or max_bytes)
+    int32_t settled     # 1: a run ended before its iterations because its answer was settled
     int64_t max_bytes   # ceiling on the pool and child table, old and new while growing; 0: none
     double cpu_s        # thread CPU time spent searching
     # sequential halving at an allocation root (see halving_iteration)

@@ -446,15 +446,33 @@ cdef inline double thread_cpu_s() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef inline bint root_settled(const SearchSpec* sp, const Worker* w, int64_t left) noexcept nogil:
+    """Whether the most visited root candidate leads every other by more than left visits:
+    then left more iterations cannot change which candidate is most visited (the answer)."""
+    cdef int64_t first = 0, second = 0, v
+    cdef int i
+    for i in range(sp.n_cand):
+        v = w.root[i].visits
+        if v > first:
+            second = first
+            first = v
+        elif v > second:
+            second = v
+    return first - second > left
+
+
 cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations, double seconds,
-                        const int* stop) noexcept nogil:
+                        const int* stop, bint stop_settled) noexcept nogil:
     """Run until iterations (if > 0) more are done or seconds (if > 0) have passed; the node
     pool grows by doubling between iterations, and a failed growth ends the run early.
     Every run does at least one iteration (one world) unless *stop is set: it is read
     before every iteration (one playout, a few microseconds), so another thread stops the
     run at once by setting it. The worker's counters live on this thread's stack while it
     runs. A PIMC iteration is one playout; a world's candidates are never split, so PIMC
-    stops at the last whole world within the limit."""
+    stops at the last whole world within the limit. stop_settled: an ISMCTS run under an
+    iteration limit (not a halving allocation root) also ends once its most visited root
+    candidate cannot be overtaken in the iterations left (root_settled, looked at every
+    64): the same answer for fewer iterations."""
     cdef Worker local = shared[0]
     cdef Worker* w = &local
     cdef int64_t done = 0, step = 1
@@ -469,6 +487,10 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
         if csl_flag_get(stop):
             break
         if iterations > 0 and done + step > iterations and (done > 0 or w.iterations > 0):
+            break
+        if (stop_settled and iterations > 0 and (done & 63) == 0 and done > 0 and w.n_alive == 0
+                and sp.algorithm == ALGO_ISMCTS and root_settled(sp, w, iterations - done)):
+            w.settled = 1
             break
         if (seconds > 0.0 and done > 0 and (sp.algorithm == ALGO_PIMC or (done & 15) == 0)
                 and now_s() - start >= seconds):

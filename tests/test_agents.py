@@ -487,17 +487,18 @@ def test_search_agent_limits_are_checked() -> None:
 
 
 def test_a_level_holds_its_time_so_its_iterations_follow_the_player_count() -> None:
-    assert [level_iterations("normal", n) for n in (2, 3, 4, 5)] == [26_000, 27_000, 28_000, 25_000]
-    assert [level_iterations("fast", n) for n in (2, 3, 4, 5)] == [2_600, 2_700, 2_800, 2_500]
-    assert level_limit("strong", 4, seed=3).iterations == 140_000
-    assert level_range_text("normal") == "25,000-28,000"
+    assert [level_iterations("normal", n) for n in (2, 3, 4, 5)] == [31_000, 32_000, 33_000, 29_000]
+    assert [level_iterations("fast", n) for n in (2, 3, 4, 5)] == [3_100, 3_200, 3_300, 2_900]
+    assert level_limit("strong", 4, seed=3).iterations == 165_000
+    assert level_range_text("normal") == "29,000-33,000"
     agent = IsmctsAgent.at_level("fast", seed=1)
     assert agent.level == "fast" and agent.limit.iterations == LEVELS["fast"]
     for players in (2, 4):
         game = Game(RulesConfig(players=players), seed=5)
         agent.act(game.observation(0))
         assert agent.last_result is not None
-        assert agent.last_result.iterations == level_iterations("fast", players)
+        # a level stops once its answer is settled (tests/test_settled.py), never past its budget
+        assert 0 < agent.last_result.iterations <= level_iterations("fast", players)
     explicit = IsmctsAgent(SearchLimit(iterations=700, seed=1))
     assert explicit.level is None and explicit.limit_for(4).iterations == 700
 

@@ -194,10 +194,11 @@ def search(
         for i in range(threads)
     ]
     start = time.perf_counter()
+    settled = limit.stop_when_settled and limit.iterations is not None
     if threads == 1:
-        workers[0].run(budgets[0], seconds)
+        workers[0].run(budgets[0], seconds, settled)
     else:
-        run_workers([(w, b) for w, b in zip(workers, budgets) if b > 0], seconds)
+        run_workers([(w, b) for w, b in zip(workers, budgets) if b > 0], seconds, None, settled)
     elapsed = time.perf_counter() - start
     merged: dict[int, list[Any]] = {}
     for w in workers:

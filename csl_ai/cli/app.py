@@ -359,7 +359,13 @@ def best_move(
         f"Seat {result.seat}, {obs.phase.value} phase: {budget_text(level, result.iterations)}, "
         f"{result.worlds_sampled:,} worlds, {result.elapsed_s:.2f} s."
     )
-    if limit.iterations is not None and limit.time_ms is None and 0 < result.iterations < limit.iterations:
+    if result.settled:
+        console.print(
+            f"The search stopped after {result.iterations:,} of its {limit.iterations:,} iterations: "
+            "the rest could not have changed the best move.",
+            soft_wrap=True,
+        )
+    elif limit.iterations is not None and limit.time_ms is None and 0 < result.iterations < limit.iterations:
         console.print(
             f"The search stopped early, at its memory ceiling ({result.nodes:,} tree nodes).",
             soft_wrap=True,

@@ -61,9 +61,14 @@ class SearchResult:
     the rest of the Python set-up)."""
     beliefs: tuple[SeatBelief, ...] = ()
     """What the search believed about each other seat (empty when it models none)."""
+    budget: int | None = None
+    """The iteration limit searched under (None: a time limit alone)."""
+    settled: bool = False
+    """The search stopped before its budget because its answer was settled
+    (`SearchLimit.stop_when_settled`)."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict: seat, best_move (move JSON), iterations, worlds_sampled,
+        """JSON-ready dict: seat, best_move (move JSON), iterations, budget, settled, worlds_sampled,
         elapsed_s, cpu_s, algorithm, utility, threads, nodes, beliefs (per other seat: seat,
         models {random, rules: posterior probability}, decisions), and moves: a list of {move, visits,
         mean_utility, ci95: [lo, hi] (null when unbounded), win_probability (calibrated),
@@ -74,6 +79,8 @@ class SearchResult:
             "seat": self.seat,
             "best_move": move_to_json(self.best_move),
             "iterations": self.iterations,
+            "budget": self.budget,
+            "settled": self.settled,
             "worlds_sampled": self.worlds_sampled,
             "elapsed_s": self.elapsed_s,
             "cpu_s": self.cpu_s,

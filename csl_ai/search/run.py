@@ -95,6 +95,7 @@ def search(
             utility=config.utility,
             threads=limit.threads,
             beliefs=beliefs,
+            budget=limit.iterations,
         )
     seed = limit.seed if limit.seed is not None else fresh_seed(64)
     pool_cpu = time.thread_time()
@@ -123,7 +124,7 @@ def search(
         else:
             capacity = INITIAL_NODES
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
-    run_workers(workers, seconds, stop)
+    run_workers(workers, seconds, stop, limit.stop_when_settled and limit.iterations is not None)
     totals: dict[int, list[float]] = {}
     seat_totals: dict[int, tuple[float, list[float]]] = {}
     for worker, _budget in workers:
@@ -190,4 +191,6 @@ def search(
         nodes=sum(w.nodes for w, _b in workers),
         cpu_s=pool_cpu + sum(w.cpu_s for w, _b in workers),
         beliefs=beliefs,
+        budget=limit.iterations,
+        settled=any(w.settled for w, _b in workers),
     )
