@@ -9,7 +9,9 @@ the shipped one, or --fitted's) and after: the Brier score, the mean estimate ag
 the realised share, the deciles (estimate, realised, decisions, and the 95% interval of
 their difference bootstrapped over deals, since a game's decisions share one outcome), and
 the mean difference by round of the game. --save keeps the decisions, --load refits and
-reports on saved ones without playing (the map is fitted on the --tune opponents' games).
+reports on saved ones without playing (the map is fitted on the --tune opponents' games,
+whichever role the saved file gave them: `--load` of a run with held-out style bots and
+`--tune heuristic,zoo:cautious,style` fits a population's map).
 
 Usage:
   python benchmarks/fit_calibration.py --save decisions.json   # the shipped map's fit, 1,421 s
@@ -312,7 +314,7 @@ def main() -> int:
         mine = {k.split("|", 1)[1]: v for k, v in sets.items() if int(k.split("|")[0]) == players}
         star_b = {k.split("|", 1)[1]: v for k, v in stars.items() if int(k.split("|")[0]) == players} if stars else {}
         tune = args.tune.split(",")
-        fitting = [k for k in mine if k.startswith("fit|") and k.split("|")[1] in tune]
+        fitting = [k for k in mine if k.split("|")[1] in tune]   # loaded: whatever role a file gave it
         fit_samples = [s for k in fitting for s in mine[k]]
         if not fit_samples:
             print(f"fit_calibration: no decisions of {args.tune} at {players} players to fit", file=sys.stderr)
@@ -327,7 +329,7 @@ def main() -> int:
         print(f"{players} players: {terms}  ({len(fit_samples)} decisions in the fit)")
         for key, samples in sorted(mine.items()):
             _kind, opponent, budget = key.split("|")
-            name = f"{'held out ' if key.startswith('held|') else ''}{opponent} {int(budget) // 1000}k"
+            name = f"{'' if key in fitting else 'held out '}{opponent} {int(budget) // 1000}k"
             print(report(f"{name}, raw", samples, None, players))
             if in_use is not None:
                 print(report(f"{name}, map in use", samples, in_use, players, star_b.get(key)))

@@ -196,7 +196,7 @@ def judge(
         verdict: Verdict = "forced" if candidates == 1 else "n/a"
         return DecisionReport(decision, None, None, None, None, candidates, 0, verdict=verdict)
     best = result.moves[0]
-    played = next((m for m in result.moves if m.move == decision.move), None)
+    played = next((m for m in result.moves if m.covers(decision.move)), None)
     played_win = played.win_probability if played is not None else None
     played_ci = win_interval(played) if played is not None else None
     best_ci = win_interval(best)

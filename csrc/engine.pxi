@@ -8,6 +8,16 @@ ctypedef struct Ranked:
     int32_t index
 
 
+cdef inline bint equal_cards(int low, int high, uint64_t blockers) noexcept nogil:
+    """Whether playing card low or card high (low < high) is the same move: one colour, and
+    none of blockers (every card still to come in this round's tricks but the mover's
+    own choices: the others' unplayed cards, the set-aside, the trick on the table, the
+    mover's later piles) ranks between them. Every trick then goes the same way whichever
+    is played, and the one kept plays as the other would have, so the search's outcomes
+    after the two have one distribution: a card-play root keeps the lowest of each run."""
+    return card_colour(low) == card_colour(high) and not (blockers & (bit(high) - 1) & ~((bit(low) << 1) - 1))
+
+
 cdef int _by_prior(const void* a, const void* b) noexcept nogil:
     """Higher prior first; ties in enumeration order (a total order, so sorting is deterministic)."""
     cdef const Ranked* x = <const Ranked*>a
@@ -24,6 +34,7 @@ cdef class SearchEngine:
     cdef WorldSampler sampler
     cdef readonly int root_kind
     cdef readonly int n_candidates
+    cdef uint64_t same_cards[MAX_CANDIDATES]   # card-play roots: each candidate's equal cards
 
     def __cinit__(self):
         cdef int s
@@ -66,7 +77,8 @@ cdef class SearchEngine:
         cdef uint64_t buf[MAX_CANDIDATES * 3]
         cdef Ranked ranked[MAX_CANDIDATES]
         cdef int i, g, n, ng = base.cfg.n_groups
-        cdef uint64_t legal
+        cdef uint64_t legal, blockers
+        cdef int c, prev
         self.sampler = sampler
         self.sp.sampler = sampler.sm
         self.sp.root_seat = root_seat
@@ -110,10 +122,18 @@ cdef class SearchEngine:
             self.root_kind = ROOT_PLAY
             legal = legal_plays(base)
             n = 0
+            blockers = base.cfg.rain_in_use & ~legal & ~(base.played & ~base.trick_mask)
+            prev = -1
             while legal:
-                self.sp.cand_key[n] = lowest_card(legal)
+                c = lowest_card(legal)
                 legal &= legal - 1
-                n += 1
+                if prev >= 0 and equal_cards(prev, c, blockers):
+                    self.same_cards[n - 1] |= bit(c)
+                else:
+                    self.sp.cand_key[n] = c
+                    self.same_cards[n] = 0
+                    n += 1
+                prev = c
         else:
             raise ValueError(f"seat {root_seat} has no decision to make in this position")
         self.sp.root_kind = self.root_kind
@@ -497,6 +517,15 @@ cdef class SearchEngine:
         for i in range(self.n_candidates):
             for g in range(len(piles[i])):
                 self.sp.cand_piles[i * MAX_GROUPS + g] = piles[i][g]
+
+    def same_as(self, int i):
+        """The cards that play exactly as card-play candidate i (equal_cards), lowest
+        first; empty for other roots."""
+        if not 0 <= i < self.n_candidates:
+            raise IndexError(f"candidate {i!r} out of range")
+        if self.root_kind != ROOT_PLAY:
+            return ()
+        return tuple(c for c in range(N_RAIN) if (self.same_cards[i] >> c) & 1)
 
     def candidate(self, int i):
         """Root candidate i (prior order): a pile tuple, a boolean or a card index."""

@@ -448,9 +448,12 @@ cdef inline double thread_cpu_s() noexcept nogil:
 
 cdef inline bint root_settled(const SearchSpec* sp, const Worker* w, int64_t left) noexcept nogil:
     """Whether the most visited root candidate leads every other by more than left visits:
-    then left more iterations cannot change which candidate is most visited (the answer)."""
+    then left more iterations cannot change which candidate is most visited (the answer).
+    A root of one candidate is settled from the start."""
     cdef int64_t first = 0, second = 0, v
     cdef int i
+    if sp.n_cand == 1:   # every legal move plays as one (equal_cards)
+        return True
     for i in range(sp.n_cand):
         v = w.root[i].visits
         if v > first:

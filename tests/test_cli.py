@@ -363,7 +363,7 @@ def test_csl_analyze_searches_at_a_level(tmp_path: Path) -> None:
     result = invoke(["analyze", path, "--seat", "2", "--level", "fast", "--json"])
     assert_ok(result)
     report = json.loads(result.stdout)
-    assert (report["level"], report["iterations"]) == ("fast", 3200), "fast at 3 players"
+    assert (report["level"], report["iterations"]) == ("fast", 3800), "fast at 3 players"
     assert_one_line_error(
         invoke(["analyze", path, "--level", "fast", "--iterations", "50"]),
         "--level and --iterations",
@@ -401,7 +401,8 @@ def test_best_move_json_is_legal_and_complete(tmp_path: Path) -> None:
     assert answer["seat"] == seat
     assert move_from_json(answer["best_move"], sizes) in legal
     moves = [move_from_json(m["move"], sizes) for m in answer["moves"]]
-    assert set(moves) == legal
+    equal = [move_from_json(x, sizes) for m in answer["moves"] for x in m["same_as"]]
+    assert sorted(moves + equal, key=repr) == sorted(legal, key=repr)   # every legal card: searched, or equal to one
     assert sum(m["visits"] for m in answer["moves"]) > 0
     for m in answer["moves"]:
         assert 0.0 <= m["win_probability"] <= 1.0

@@ -220,7 +220,8 @@ def test_result_fields_and_json() -> None:
     assert data["iterations"] == 800 and len(data["moves"]) == len(result.moves)
     assert set(data["moves"][0]) == {"move", "visits", "mean_utility", "ci95", "win_probability",
                                      "raw_win_probability", "win_ci95", "seat_win_probabilities",
-                                     "expected_points", "worlds"}
+                                     "expected_points", "worlds", "same_as"}
+    assert data["budget"] == 800 and data["settled"] is False
 
 
 def test_allocation_search_under_a_time_limit_widens_and_answers_a_split() -> None:

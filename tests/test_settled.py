@@ -46,8 +46,9 @@ def test_a_settled_search_answers_as_the_whole_budget_with_fewer_iterations() ->
         assert full.iterations == budget and 0 < settled.iterations <= budget
         assert settled.budget == full.budget == budget and not full.settled
         assert settled.settled == (settled.iterations < budget)
-        if settled.iterations < budget:
-            # it stopped only where the leader's margin was past what was left
+        if settled.iterations < budget and len(settled.moves) > 1:
+            # it stopped only where the leader's margin was past what was left (a root of
+            # equal cards only is settled at once: tests/test_equal_cards.py)
             top = sorted((m.visits for m in settled.moves), reverse=True) + [0]
             assert top[0] - top[1] > budget - settled.iterations
         saved += budget - settled.iterations

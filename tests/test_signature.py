@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from csl_ai.cli import app
 from csl_ai.signature import bench_signature
 
-SIGNATURE = "1181cd5bcc21bd84"
+SIGNATURE = "92ee063cc024b555"
 """`csl bench --signature` as of the commit that last changed play."""
 
 

@@ -175,10 +175,13 @@ def test_rows_hold_the_search_result_of_each_decision() -> None:
             if not decision.search:
                 continue
             hand = decision.hand
-            assert decision.codes == [move_code(s.move, hand) for s in result.moves]
-            assert decision.visits == [s.visits for s in result.moves]
-            for stats, win, points in zip(
-                result.moves, decision.win_probability, decision.expected_points, strict=True
+            # each searched move, then the cards equal to it with its statistics and a share of its visits
+            rows = [(s, move, k, len(s.same_as) + 1) for s in result.moves for k, move in enumerate((s.move, *s.same_as))]
+            assert decision.codes == [move_code(move, hand) for _s, move, _k, _n in rows]
+            assert decision.visits == [s.visits // n + (1 if k < s.visits % n else 0) for s, _m, k, n in rows]
+            assert sum(decision.visits) == sum(s.visits for s in result.moves)
+            for (stats, _move, _k, _n), win, points in zip(
+                rows, decision.win_probability, decision.expected_points, strict=True
             ):
                 if stats.visits == 0:
                     assert win is None and points is None, "no estimate without a visit"

@@ -401,9 +401,13 @@ def search_table(
     table.add_column("")
     rows = result.moves if top is None else result.moves[:top]
     for rank, stats in enumerate(rows, start=1):
+        shown = Text.assemble(move_text(stats.move))
+        for same in stats.same_as:   # moves that play exactly as it (searched as one)
+            shown.append(" = ", style="dim")
+            shown.append_text(move_text(same))
         table.add_row(
             str(rank),
-            move_text(stats.move),
+            shown,
             str(stats.visits),
             percent(stats.win_probability),
             ci_text(stats),

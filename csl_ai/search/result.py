@@ -37,6 +37,13 @@ class MoveStats:
     seat_win_probabilities: tuple[float, ...] = ()
     """Every seat's chance of winning after this move, by seat, summing to 1: the searching
     seat's is win_probability, the others share the rest as their mean win shares do."""
+    same_as: tuple[Move, ...] = ()
+    """Other legal moves that play exactly as this one (cards of one colour with no card
+    still to come between them): searched as one, the lowest card standing for them."""
+
+    def covers(self, move: Move) -> bool:
+        """Whether these statistics are move's: it is this move or plays as it does."""
+        return move == self.move or move in self.same_as
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ class SearchResult:
         mean_utility, ci95: [lo, hi] (null when unbounded), win_probability (calibrated),
         raw_win_probability (the search's mean win share; null when not calibrated),
         win_ci95: [lo, hi] (the interval of win_probability, on its scale),
-        seat_win_probabilities (by seat, summing to 1), expected_points, worlds}."""
+        seat_win_probabilities (by seat, summing to 1), expected_points, worlds, same_as (the
+        moves that play exactly as it, searched as one)}."""
         return {
             "seat": self.seat,
             "best_move": move_to_json(self.best_move),
@@ -99,6 +107,7 @@ class SearchResult:
                     "raw_win_probability": m.raw_win_probability,
                     "win_ci95": list(m.win_ci95),
                     "seat_win_probabilities": list(m.seat_win_probabilities),
+                    "same_as": [move_to_json(x) for x in m.same_as],
                     "expected_points": m.expected_points,
                     "worlds": m.worlds,
                 }

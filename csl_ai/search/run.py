@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from csl_ai import _core
 from csl_ai.errors import InvalidPositionError
 from csl_ai.game import Observation
+from csl_ai.moves import Move, Play
 from csl_ai.rules import Kind, Side
 from csl_ai.search.config import SearchConfig, SearchLimit, SearchSettingsError
 from csl_ai.search.core import move_of
@@ -55,6 +56,11 @@ def _with_own_chance(shares: Sequence[float], seat: int, own: float) -> tuple[fl
     return tuple(out)
 
 
+def _same_as(engine: _core.SearchEngine, i: int) -> tuple[Move, ...]:
+    """The moves candidate i stands for besides itself (equal cards at a card-play root)."""
+    return tuple(Play(c) for c in engine.same_as(i))
+
+
 def search(
     obs: Observation,
     limit: SearchLimit,
@@ -82,12 +88,12 @@ def search(
     beliefs = seat_beliefs(obs, config)
     engine = prepared_engine(obs, config, beliefs)
     kind = engine.root_kind
-    if engine.n_candidates == 1 and not config.search_forced:
+    if engine.n_candidates == 1 and not config.search_forced and len(obs.legal_moves()) == 1:
         only = move_of(kind, engine.candidate(0))
         return SearchResult(
             seat=obs.seat,
             best_move=only,
-            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0),),
+            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0, same_as=_same_as(engine, 0)),),
             iterations=0,
             worlds_sampled=0,
             elapsed_s=time.perf_counter() - started,
@@ -152,6 +158,7 @@ def search(
             move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits),
             win_ci95=_share_interval(sw, squares, int(visits)),
             seat_win_probabilities=tuple(s / visits for s in shares),
+            same_as=_same_as(engine, i),
         )))
     iterations = sum(w.iterations for w, _b in workers)
     calibration = config.fitted.win_calibration

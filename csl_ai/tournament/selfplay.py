@@ -316,17 +316,18 @@ class DecisionRecorder:
         win: list[float | None] | None = None
         points: list[float | None] | None = None
         if result is not None and searched:
-            tried = [stats.move for stats in result.moves]
-            visits = [int(stats.visits) for stats in result.moves]
-            win = [
-                _estimate(
-                    stats.raw_win_probability if stats.raw_win_probability is not None else stats.win_probability,
-                    stats.visits,
-                    4,
-                )
-                for stats in result.moves
-            ]
-            points = [_estimate(stats.expected_points, stats.visits, 3) for stats in result.moves]
+            tried, visits, win, points = [], [], [], []
+            for stats in result.moves:
+                # moves that play as one were searched as one: each gets its statistics,
+                # the visits shared among them (the policy target stays the search's)
+                group = (stats.move, *stats.same_as)
+                share, extra = divmod(int(stats.visits), len(group))
+                raw = stats.raw_win_probability if stats.raw_win_probability is not None else stats.win_probability
+                for k, move_k in enumerate(group):
+                    tried.append(move_k)
+                    visits.append(share + (1 if k < extra else 0))
+                    win.append(_estimate(raw, stats.visits, 4))
+                    points.append(_estimate(stats.expected_points, stats.visits, 3))
         else:
             tried, visits = [move], [1]
         self.decisions.append(

@@ -270,7 +270,7 @@ def _estimate(result: SearchResult | None, move: Move) -> dict[str, Any] | None:
     """An AI decision's own search summary (None when forced or not searched)."""
     if result is None or result.iterations == 0 or not result.moves:
         return None
-    stats = next((m for m in result.moves if m.move == move), result.moves[0])
+    stats = next((m for m in result.moves if m.covers(move)), result.moves[0])
     interval = win_interval(stats)
     return {
         "win_probability": stats.win_probability,
