@@ -363,7 +363,7 @@ def test_csl_analyze_searches_at_a_level(tmp_path: Path) -> None:
     result = invoke(["analyze", path, "--seat", "2", "--level", "fast", "--json"])
     assert_ok(result)
     report = json.loads(result.stdout)
-    assert (report["level"], report["iterations"]) == ("fast", 3800), "fast at 3 players"
+    assert (report["level"], report["iterations"]) == ("fast", 3600), "fast at 3 players"
     assert_one_line_error(
         invoke(["analyze", path, "--level", "fast", "--iterations", "50"]),
         "--level and --iterations",
