@@ -27,10 +27,12 @@ from csl_ai.search import SearchConfig, search
 
 
 def decision_time(
-    players: int, level: str, games: int, iterations: int | None = None, full: bool = False
+    players: int, level: str, games: int, iterations: int | None = None, full: bool = False,
+    runs: list[int] | None = None,
 ) -> tuple[float, int, int, float]:
     """(mean CPU seconds a searched decision, decisions, iterations of the limit, the
-    share of them searched)."""
+    share of them searched). runs, when given, gains per card play [1 if its root held
+    equal cards, legal cards, root candidates] (builds that report `same_as`)."""
     limit = level_limit(level, players)
     if iterations:
         limit = replace(limit, iterations=iterations)
@@ -46,8 +48,12 @@ def decision_time(
             obs = game.observation(seat)
             if seat == 0 and len(obs.legal_moves()) > 1:
                 cpu = time.process_time()
-                searched += search(obs, replace(limit, seed=count + 1), config).iterations
+                result = search(obs, replace(limit, seed=count + 1), config)
                 total += time.process_time() - cpu
+                searched += result.iterations
+                if runs is not None and obs.phase.value == "play":
+                    equal = sum(len(getattr(m, "same_as", ())) for m in result.moves)
+                    runs.extend((int(equal > 0), len(result.moves) + equal, len(result.moves)))
                 count += 1
             game.apply(agents[seat].act(obs), seat)
     count = max(count, 1)
@@ -66,11 +72,16 @@ def main() -> int:
     started = time.perf_counter()
     rows = {}
     for players in args.players:
-        mean, count, iterations, share = decision_time(players, args.level, args.games, args.iterations, args.full)
-        rows[players] = {"cpu_s": mean, "decisions": count, "iterations": iterations, "searched": share}
+        runs: list[int] = []
+        mean, count, iterations, share = decision_time(players, args.level, args.games, args.iterations, args.full, runs)
+        plays, legal, candidates = sum(runs[0::3]), sum(runs[1::3]), sum(runs[2::3])
+        rows[players] = {"cpu_s": mean, "decisions": count, "iterations": iterations, "searched": share,
+                         "plays_with_equal_cards": plays, "card_plays": len(runs) // 3,
+                         "legal_cards": legal, "root_candidates": candidates}
         if not args.json:
             print(f"{players} players: {mean * 1000:7.1f} ms CPU a decision ({count} decisions, "
-                  f"{iterations:,} iterations, {share:.0%} of them searched)", flush=True)
+                  f"{iterations:,} iterations, {share:.0%} of them searched); {plays} of {len(runs) // 3} "
+                  f"card plays held equal cards ({legal} legal cards, {candidates} root candidates)", flush=True)
     if args.json:
         print(json.dumps(rows))
     else:
