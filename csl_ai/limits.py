@@ -43,10 +43,10 @@ class SearchLimit:
     seed: int | None = None
     """Base seed; None draws one from the operating system (not reproducible)."""
     stop_when_settled: bool = False
-    """Under an iteration limit, each thread stops as soon as its most visited move can no
-    longer be overtaken in the iterations it has left: the same move for fewer iterations
-    (with one thread, the very answer of the whole budget). The named levels use it and
-    spend what it saves on their iteration budgets."""
+    """Under an iteration limit, the search stops as soon as its most visited move can no
+    longer be overtaken in the iterations left: the very answer of the whole budget, for
+    fewer iterations (Candy Lab's threads each settle on their own tree). The named levels
+    use it and spend what it saves on their iteration budgets."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.time_ms is None:

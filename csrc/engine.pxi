@@ -587,6 +587,35 @@ cdef class SearchEngine:
         return out, events
 
 
+cdef class SettleGroup:
+    """The threads of one search settling together: a worker that joins it (join_settling)
+    stops when settled (run's stop_settled) only once no use of the iterations any thread
+    has left can change the summed answer, so several threads answer exactly as their
+    whole budgets would."""
+    cdef SettleBoard board
+
+    def __cinit__(self, budgets, int n_candidates):
+        values = [int(b) for b in budgets]
+        if not values or n_candidates < 1 or any(b < 0 for b in values):
+            raise ValueError("a settle group needs one budget >= 0 per thread and candidates")
+        self.board.n_threads = len(values)
+        self.board.n_cand = n_candidates
+        self.board.visits = <long long*>alloc_lines(len(values) * n_candidates * sizeof(long long))
+        self.board.done = <long long*>alloc_lines(len(values) * sizeof(long long))
+        self.board.budget = <long long*>alloc_lines(len(values) * sizeof(long long))
+        if self.board.visits == NULL or self.board.done == NULL or self.board.budget == NULL:
+            raise MemoryError()
+        memset(self.board.visits, 0, len(values) * n_candidates * sizeof(long long))
+        for t in range(len(values)):
+            self.board.done[t] = 0
+            self.board.budget[t] = values[t]
+
+    def __dealloc__(self):
+        free(self.board.visits)
+        free(self.board.done)
+        free(self.board.budget)
+
+
 cdef class SearchWorker:
     """One thread's search: its own random stream, node pool and root statistics.
 
@@ -596,6 +625,7 @@ cdef class SearchWorker:
     cdef Worker w
     cdef SearchEngine engine
     cdef int stop_flag
+    cdef SettleGroup group
 
     def __cinit__(self, SearchEngine engine, uint64_t seed, long capacity, int64_t max_bytes=0):
         cdef int i
@@ -635,6 +665,14 @@ cdef class SearchWorker:
         with nogil:
             done = worker_run(&self.engine.sp, &self.w, iterations, seconds, &self.stop_flag, stop_settled)
         return done
+
+    def join_settling(self, SettleGroup group, int index) -> None:
+        """Settle with the other threads of group (SettleGroup), as its thread index."""
+        if not 0 <= index < group.board.n_threads or group.board.n_cand != self.engine.n_candidates:
+            raise ValueError(f"thread {index!r} does not fit this settle group")
+        self.group = group
+        self.w.board = &group.board
+        self.w.board_index = index
 
     def request_stop(self) -> None:
         """Make a run on another thread stop after its current iteration, and any later

@@ -61,6 +61,10 @@ cdef extern from *:
     #define csl_prefetch(p) __builtin_prefetch(p)
     static inline int csl_flag_get(const int* p) { return *(const volatile int*)p; }
     static inline void csl_flag_set(int* p, int v) { *(volatile int*)p = v; }
+    static inline void csl_publish(long long* p, long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline void csl_publish_last(long long* p, long long v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline long long csl_read(const long long* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline long long csl_read_first(const long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
     """
     uint64_t csl_pdep(uint64_t x, uint64_t m) nogil
     uint64_t csl_pext(uint64_t x, uint64_t m) nogil
@@ -71,6 +75,10 @@ cdef extern from *:
     void csl_prefetch(const void* p) nogil
     int csl_flag_get(const int* p) nogil
     void csl_flag_set(int* p, int v) nogil
+    void csl_publish(long long* p, long long v) nogil
+    void csl_publish_last(long long* p, long long v) nogil
+    long long csl_read(const long long* p) nogil
+    long long csl_read_first(const long long* p) nogil
 
 cdef enum:
     ROOT_ALLOCATE = 0
@@ -230,6 +238,18 @@ ctypedef struct RootStat:
     int32_t node
 
 
+ctypedef struct SettleBoard:
+    # One search's threads, settling together (root_settled): each publishes its root
+    # visits, then the iterations it has done (release), every 64 iterations; a reader
+    # reads the iterations first (acquire), so the visits it reads are at least those of
+    # that moment.
+    int32_t n_threads
+    int32_t n_cand
+    long long* visits   # n_threads * n_cand
+    long long* done     # n_threads
+    long long* budget   # n_threads
+
+
 ctypedef struct Worker:
     Node* pool
     int64_t cap
@@ -245,6 +265,8 @@ ctypedef struct Worker:
     int64_t worlds
     int32_t failed      # 1: the pool could not grow (memory, MAX_NODES or max_bytes)
     int32_t settled     # 1: a run ended before its iterations because its answer was settled
+    SettleBoard* board  # the search's threads settling together (NULL: this tree alone)
+    int32_t board_index # this worker's row of the board
     int64_t max_bytes   # ceiling on the pool and child table, old and new while growing; 0: none
     double cpu_s        # thread CPU time spent searching
     # sequential halving at an allocation root (see halving_iteration)

@@ -55,10 +55,50 @@ def test_a_settled_search_answers_as_the_whole_budget_with_fewer_iterations() ->
     assert saved > 0
 
 
-def test_several_threads_and_a_time_limit() -> None:
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_settle_together_on_the_whole_budgets_answer(threads: int) -> None:
+    budget, saved = 2_400, 0
+    for i, obs in enumerate(csl_positions(10, 40 + threads)):
+        full = search(obs, SearchLimit(iterations=budget, seed=i, threads=threads))
+        settled = search(obs, SearchLimit(iterations=budget, seed=i, threads=threads, stop_when_settled=True))
+        assert settled.best_move == full.best_move
+        assert 0 < settled.iterations <= budget == full.iterations
+        saved += budget - settled.iterations
+    assert saved > 0
+
+
+def test_a_thread_settles_only_on_what_every_thread_has_left() -> None:
+    """A thread of a settle group stops only once no use of any thread's remaining budget
+    can change the summed answer: beside a thread that has not begun, it never settles."""
+    from csl_ai import _core
+    from csl_ai.search import SearchConfig
+    from csl_ai.search.setup import prepared_engine
+
+    budget = 3_000
+    for obs in csl_positions(20, 77):
+        engine = prepared_engine(obs, SearchConfig())
+        if engine.root_kind != 2 or engine.n_candidates < 2:
+            continue
+        alone = _core.SearchWorker(engine, 5, 4 * budget, 0)
+        alone.run(budget, 0.0, True)
+        if alone.settled:
+            break
+    else:
+        raise AssertionError("no card play that settles alone")
+    beside_idle = _core.SearchWorker(engine, 5, 4 * budget, 0)
+    beside_idle.join_settling(_core.SettleGroup([budget, budget], engine.n_candidates), 0)
+    beside_idle.run(budget, 0.0, True)
+    assert not beside_idle.settled and beside_idle.iterations == budget
+    beside_none = _core.SearchWorker(engine, 5, 4 * budget, 0)
+    beside_none.join_settling(_core.SettleGroup([budget, 0], engine.n_candidates), 0)
+    beside_none.run(budget, 0.0, True)
+    assert beside_none.settled and beside_none.iterations == alone.iterations
+    with pytest.raises(ValueError, match="does not fit"):
+        beside_none.join_settling(_core.SettleGroup([budget], engine.n_candidates + 1), 0)
+
+
+def test_a_time_limit_ignores_the_flag() -> None:
     obs = csl_positions(1, 5)[0]
-    threaded = search(obs, SearchLimit(iterations=1_200, seed=3, threads=2, stop_when_settled=True))
-    assert threaded.best_move in obs.legal_moves() and 0 < threaded.iterations <= 1_200
     timed = search(obs, SearchLimit(time_ms=40, seed=2, stop_when_settled=True))
     assert timed.iterations >= 1
     with pytest.raises(SearchSettingsError, match="stop_when_settled must be True or False"):

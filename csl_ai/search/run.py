@@ -130,7 +130,12 @@ def search(
         else:
             capacity = INITIAL_NODES
         workers.append((_core.SearchWorker(engine, thread_seed(seed, t), capacity, share), budgets[t]))
-    run_workers(workers, seconds, stop, limit.stop_when_settled and limit.iterations is not None)
+    settled = limit.stop_when_settled and limit.iterations is not None
+    if settled and len(workers) > 1:   # the threads settle on their summed answer
+        group = _core.SettleGroup([b for _w, b in workers], engine.n_candidates)
+        for index, (worker, _budget) in enumerate(workers):
+            worker.join_settling(group, index)
+    run_workers(workers, seconds, stop, settled)
     totals: dict[int, list[float]] = {}
     seat_totals: dict[int, tuple[float, list[float]]] = {}
     for worker, _budget in workers:
