@@ -68,7 +68,7 @@ process CPU a searched decision at `normal` took the frozen build of issue 40 (s
 1.35, 1.5, 1.4), `python benchmarks/level_time.py` under both builds on one quiet host
 (docs/benchmarks.md, twenty-fourth and twenty-seventh sessions). A level stops a search
 once its move is settled (`level_limit`) and searches equal cards as one, which leaves
-59-71% of a budget searched on average (allocations in full, so less of the CPU is
+61-72% of a budget searched on average (allocations in full, so less of the CPU is
 saved): the scales are 1.28-1.35 times the full budgets' (2.6, 2.7, 2.8, 2.5), at or under
 their CPU a decision on average (twenty-eighth session)."""
 
