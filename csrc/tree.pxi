@@ -446,22 +446,28 @@ cdef inline double thread_cpu_s() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef inline bint root_settled(const SearchSpec* sp, const Worker* w, int64_t done, int64_t left) noexcept nogil:
+cdef inline void settle_publish(const SearchSpec* sp, const Worker* w, int64_t done) noexcept nogil:
+    """Put this thread's root visits, then its iterations done, on its settle board."""
+    cdef SettleBoard* b = w.board
+    cdef int i
+    for i in range(sp.n_cand):
+        csl_publish(&b.visits[w.board_index * b.n_cand + i], w.root[i].visits)
+    csl_publish_last(&b.done[w.board_index], done)
+
+
+cdef inline bint root_settled(const SearchSpec* sp, const Worker* w, int64_t left) noexcept nogil:
     """Whether the most visited root candidate leads every other by more than left visits:
     then left more iterations cannot change which candidate is most visited (the answer).
-    With a board, over all the search's threads: each one's visits as last published (at
-    least those of its published iterations done), left all their iterations not yet
-    published as done, so no way of spending the rest of any budget changes the summed
-    answer. A root of one candidate is settled from the start."""
+    With a board (settle_publish first), over all the search's threads: each one's visits
+    as last published (at least those of its published iterations done), left all their
+    iterations not yet published as done, so no way of spending the rest of any budget
+    changes the summed answer. A root of one candidate is settled from the start."""
     cdef int64_t first = 0, second = 0, v
     cdef int i, t
     cdef SettleBoard* b = w.board
     if sp.n_cand == 1:   # every legal move plays as one (equal_cards)
         return True
     if b != NULL:
-        for i in range(sp.n_cand):
-            csl_publish(&b.visits[w.board_index * b.n_cand + i], w.root[i].visits)
-        csl_publish_last(&b.done[w.board_index], done)
         left = 0
         for t in range(b.n_threads):
             left += b.budget[t] - csl_read_first(&b.done[t])
@@ -508,9 +514,12 @@ cdef int64_t worker_run(const SearchSpec* sp, Worker* shared, int64_t iterations
         if iterations > 0 and done + step > iterations and (done > 0 or w.iterations > 0):
             break
         if (stop_settled and iterations > 0 and (done & 63) == 0 and done > 0 and w.n_alive == 0
-                and sp.algorithm == ALGO_ISMCTS and root_settled(sp, w, done, iterations - done)):
-            w.settled = 1
-            break
+                and sp.algorithm == ALGO_ISMCTS):
+            if w.board != NULL:
+                settle_publish(sp, w, done)
+            if root_settled(sp, w, iterations - done):
+                w.settled = 1
+                break
         if (seconds > 0.0 and done > 0 and (sp.algorithm == ALGO_PIMC or (done & 15) == 0)
                 and now_s() - start >= seconds):
             break

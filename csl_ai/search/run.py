@@ -88,12 +88,12 @@ def search(
     beliefs = seat_beliefs(obs, config)
     engine = prepared_engine(obs, config, beliefs)
     kind = engine.root_kind
-    if engine.n_candidates == 1 and not config.search_forced and len(obs.legal_moves()) == 1:
+    if engine.n_candidates == 1 and not engine.same_as(0) and not config.search_forced:
         only = move_of(kind, engine.candidate(0))
         return SearchResult(
             seat=obs.seat,
             best_move=only,
-            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0, same_as=_same_as(engine, 0)),),
+            moves=(MoveStats(only, 0, 0.0, (-math.inf, math.inf), 0.0, 0.0, 0),),
             iterations=0,
             worlds_sampled=0,
             elapsed_s=time.perf_counter() - started,
