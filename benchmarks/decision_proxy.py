@@ -15,6 +15,10 @@ takes eight.
 Usage:
   python benchmarks/decision_proxy.py                                   # 3k, 10k, 30k
   python benchmarks/decision_proxy.py --budgets 10000 --config '{"exploration":1.0}'
+  python benchmarks/decision_proxy.py --budgets 15000 --config '{}' --config '{"mixture_reuse":8}'
+
+With several --config, every row after the first also prints its difference from the first
+config's row at the same budget, paired by decision and seed (the same searches' seeds).
 """
 
 from __future__ import annotations
@@ -56,6 +60,13 @@ def positions(players: int, games: int, base: int) -> list[Observation]:
     return [o for o in seen if o.phase is not Phase.ALLOCATE and len(o.legal_moves()) > 1]
 
 
+def _interval(values: list[float]) -> str:
+    """The mean in thousandths with its 95% interval."""
+    mean = statistics.mean(values)
+    half = 1.96 * statistics.stdev(values) / len(values) ** 0.5
+    return f"{1000 * mean:.2f} ({1000 * (mean - half):.2f}..{1000 * (mean + half):.2f})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=4)
@@ -64,10 +75,12 @@ def main() -> int:
     parser.add_argument("--reference", type=int, default=200_000, help="the reference search's iterations")
     parser.add_argument("--budgets", default="3000,10000,30000")
     parser.add_argument("--seeds", type=int, default=2, help="searches per decision and budget")
-    parser.add_argument("--config", default="{}", help="SearchConfig fields as JSON for the budgets under test")
+    parser.add_argument("--config", action="append", default=None,
+                        help="SearchConfig fields as JSON for the budgets under test (repeat to compare)")
     a = parser.parse_args()
+    texts = a.config or ["{}"]
     try:
-        config = SearchConfig(**json.loads(a.config))
+        configs = [SearchConfig(**json.loads(text)) for text in texts]
     except (ValueError, TypeError) as e:
         parser.error(f"--config: {e}")
     started = time.perf_counter()
@@ -79,21 +92,24 @@ def main() -> int:
     print(f"{len(decisions)} decisions ({a.players} players, {a.games} games, base {a.base}); "
           f"reference {a.reference:,} iterations, {time.perf_counter() - started:.0f} s")
     for budget in (int(b) for b in a.budgets.split(",")):
-        losses: list[float] = []
-        best_chosen = 0
-        cpu = time.process_time()
-        for i, obs in enumerate(decisions):
-            best = max(reference[i].values())
-            for s in range(a.seeds):
-                move = search(obs, SearchLimit(iterations=budget, seed=1000 * s + i), config).best_move
-                loss = best - reference[i][move]
-                losses.append(loss)
-                best_chosen += loss == 0.0
-        mean = statistics.mean(losses)
-        half = 1.96 * statistics.stdev(losses) / len(losses) ** 0.5
-        print(f"config {a.config} {budget:,} iterations: loss {1000 * mean:.2f} "
-              f"({1000 * (mean - half):.2f}-{1000 * (mean + half):.2f}) thousandths of a win a decision, "
-              f"best move {best_chosen / len(losses):.1%}, {time.process_time() - cpu:.1f} s CPU")
+        first: list[float] = []
+        for text, config in zip(texts, configs):
+            losses: list[float] = []
+            best_chosen = 0
+            cpu = time.process_time()
+            for i, obs in enumerate(decisions):
+                best = max(reference[i].values())
+                for s in range(a.seeds):
+                    move = search(obs, SearchLimit(iterations=budget, seed=1000 * s + i), config).best_move
+                    loss = best - reference[i][move]
+                    losses.append(loss)
+                    best_chosen += loss == 0.0
+            print(f"config {text} {budget:,} iterations: loss {_interval(losses)} thousandths of a win a "
+                  f"decision, best move {best_chosen / len(losses):.1%}, {time.process_time() - cpu:.1f} s CPU")
+            if not first:
+                first = losses
+            else:
+                print(f"    minus the first config's: {_interval([x - y for x, y in zip(losses, first)])}")
     return 0
 
 

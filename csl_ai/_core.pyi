@@ -275,12 +275,12 @@ class SearchEngine:
         """This round's public card play (per-pile cards played, voids, (seat, card) in order)."""
     def set_worlds(self, worlds: Sequence[CoreState]) -> None:
         """Search these worlds of this position instead of sampled ones (a diagnostic)."""
-    def set_mixture_condition(self, reuse: int = 1) -> None:
+    def set_mixture_condition(self) -> None:
         """After the round's first card, the pool's splits by each seat's split mixture given the play."""
     def mixture_condition(self, world: CoreState, seat: int, seed: int) -> tuple[CoreState, float]:
         """world with seat's split redrawn by the mixture given the play, and the hand's weight (for tests)."""
-    def build_pool(self, pool: int, seed: int) -> bool:
-        """Draw the pool of inferred worlds; whether it is on."""
+    def build_pool(self, pool: int, seed: int, reuse: int = 1) -> bool:
+        """Draw the pool of inferred worlds, each deal of hands serving reuse of them; whether it is on."""
     @property
     def pool_size(self) -> int:
         """Worlds in the pool the search draws from (0: it samples each world)."""
@@ -288,6 +288,8 @@ class SearchEngine:
         """Put the allocation candidates in this order (a permutation of their indices)."""
     def modelled_world(self, world: CoreState, seed: int) -> CoreState:
         """world as the search plays it (the others' unseen splits by the rules, if modelled)."""
+    def modelled_allocations(self, state: CoreState, seat: int, seed: int, n: int, tables: bool) -> list[tuple[int, ...]]:
+        """n of seat's modelled splits from one stream; tables: the mixture's tables made once (for tests)."""
     def playout_trace(self, world: CoreState, seed: int) -> tuple[CoreState, list[_TraceEvent]]:
         """(final state, events) of one playout from a copy of world, for tests."""
 

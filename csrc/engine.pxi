@@ -49,7 +49,6 @@ cdef class SearchEngine:
         memset(self.sp.mix_share, 0, sizeof(self.sp.mix_share))
         self.sp.any_mix = 0
         self.sp.mix_condition = 0
-        self.sp.mix_reuse = 1
         for s in range(MAX_PLAYERS):
             self.sp.split_table[s] = NULL
             self.sp.split_cum[s] = NULL
@@ -337,16 +336,11 @@ cdef class SearchEngine:
         self.sp.mix_on[seat] = 1
         self.sp.any_mix = 1
 
-    def set_mixture_condition(self, int reuse=1):
+    def set_mixture_condition(self):
         """After the round's first card, split each other seat with a split mixture by it
-        given the round's play so far (condition_mixture_splits), in the pool's worlds; each
-        sampled deal gives reuse pool worlds, each with its own splits (the mixture's tables
-        are made once a hand). Takes effect in build_pool, after set_round_record and
-        set_split_model."""
-        if not 1 <= reuse <= MAX_OVERSAMPLE:
-            raise ValueError(f"set_mixture_condition needs reuse 1..{MAX_OVERSAMPLE}")
+        given the round's play so far (condition_mixture_splits), in the pool's worlds.
+        Takes effect in build_pool, after set_round_record and set_split_model."""
         self.sp.mix_condition = 1
-        self.sp.mix_reuse = reuse
 
     def mixture_condition(self, CoreState world, int seat, uint64_t seed):
         """Seat's split in a copy of world redrawn by the mixture given the round's play
@@ -364,7 +358,7 @@ cdef class SearchEngine:
         out.st = world.st
         rng_seed(&rng, seed)
         mixture_fit(&self.sp, &out.st, seat, fit)
-        weight = mixture_fit_draw(&self.sp, &out.st, seat, fit, &rng)
+        weight = mixture_fit_draw(&self.sp, &out.st, seat, fit, &rng, NULL)
         free(fit)
         return out, weight
 
@@ -420,21 +414,24 @@ cdef class SearchEngine:
         """Worlds in the pool the search draws from (0: it samples each world)."""
         return self.sp.pool_n
 
-    def build_pool(self, int pool, uint64_t seed):
-        """Draw a pool of that many worlds (seeded) by the inferences set above; the search
-        then draws among them. Returns whether it is on: not with random playouts, nor
-        where no other seat has split its hand."""
+    def build_pool(self, int pool, uint64_t seed, int reuse=1):
+        """Draw a pool of that many worlds (seeded) by the inferences set above, each deal of
+        hands serving reuse worlds in a row with their own splits (a seat's split tables are
+        made once a hand); the search then draws among them. Returns whether it is on: not
+        with random playouts, nor where no other seat has split its hand."""
         cdef Rng rng
         cdef int s, k, n = self.sampler.sm.base.cfg.n_players
         if not 1 <= pool <= MAX_POOL:
             raise ValueError(f"pool must be 1..{MAX_POOL}, got {pool!r}")
+        if not 1 <= reuse <= MAX_OVERSAMPLE:
+            raise ValueError(f"reuse must be 1..{MAX_OVERSAMPLE}, got {reuse!r}")
         self.sp.pool_n = 0
         if not self.sp.policy.rules or self.sampler.sm.base.phase == PHASE_ALLOCATE and not any(
                 (self.sampler.sm.base.allocated_mask >> s) & 1 for s in range(n) if s != self.sp.root_seat):
             return False
         rng_seed(&rng, seed)
         with nogil:
-            k = build_pool(&self.sp, &rng, pool)
+            k = build_pool(&self.sp, &rng, pool, reuse)
         if k != 0:
             raise MemoryError()
         return True
@@ -462,8 +459,36 @@ cdef class SearchEngine:
                 or state.st.phase != PHASE_ALLOCATE or (state.st.allocated_mask >> seat) & 1):
             raise ValueError("modelled_allocation needs another seat still to split")
         rng_seed(&rng, seed)
-        allocate_modelled(&self.sp, &state.st, seat, &rng, piles)
+        allocate_modelled(&self.sp, &state.st, seat, &rng, piles, NULL)
         return tuple(piles[g] for g in range(state.st.cfg.n_groups))
+
+    def modelled_allocations(self, CoreState state, int seat, uint64_t seed, int n, bint tables):
+        """n splits of seat, still to split in state, drawn in a row from one seeded stream as
+        allocate_modelled makes them; tables: through one MixDraw, so the mixture's tables
+        are made once (the pool's reuse), for tests."""
+        cdef Rng rng
+        cdef uint64_t piles[MAX_GROUPS]
+        cdef MixDraw* draw = NULL
+        cdef int g, i
+        if (not 0 <= seat < state.st.cfg.n_players or seat == self.sp.root_seat
+                or state.st.phase != PHASE_ALLOCATE or (state.st.allocated_mask >> seat) & 1):
+            raise ValueError("modelled_allocations needs another seat still to split")
+        if tables:
+            draw = <MixDraw*>malloc(sizeof(MixDraw))
+            if draw == NULL:
+                raise MemoryError()
+            draw.hand = 0
+            draw.made[0] = 0
+            draw.made[1] = 0
+        rng_seed(&rng, seed)
+        out = []
+        try:
+            for i in range(n):
+                allocate_modelled(&self.sp, &state.st, seat, &rng, piles, draw)
+                out.append(tuple(piles[g] for g in range(state.st.cfg.n_groups)))
+        finally:
+            free(draw)
+        return out
 
     def split_scores(self, CoreState state, int seat, splits, weights):
         """w . split_features of each of seat's splits (tuples of whole pile masks) in
@@ -550,7 +575,7 @@ cdef class SearchEngine:
         cdef CoreState out = world.copy()
         rng_seed(&rng, seed)
         if self.sp.any_exact:
-            model_unseen_allocations(&self.sp, &out.st, &rng)
+            model_unseen_allocations(&self.sp, &out.st, &rng, NULL)
         return out
 
     def playout_trace(self, CoreState world, uint64_t seed):

@@ -193,7 +193,6 @@ ctypedef struct SearchSpec:
     double mix_synergy                  # extra tricks per blue in a pile short of a side colour
     double mix_top_share                # worth of the group's best cards (1) or an average one (0)
     int32_t mix_condition               # 1: after the first card, the pool's splits by the mixture given the play
-    int32_t mix_reuse                   # pool worlds per sampled deal, each with its own splits
     int32_t n_round_plays
     uint8_t round_play_seat[MAX_ROUND_PLAYS]  # this round's card plays, in order
     uint8_t round_play_card[MAX_ROUND_PLAYS]

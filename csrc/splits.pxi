@@ -256,21 +256,53 @@ cdef inline void mixture_pairs_totals(const double* logit, int n, int k, int k1,
                      &MIX_PAIR_THIRD[MIX_PAIR_AT[n][k][k1]], MIX_COUNT[n][k], MIX_COUNT[n - k][k1], inner)
 
 
-cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
+# One seat's split-mixture tables for one hand (mixture_allocate), kept while a pool's
+# worlds share the seat's hand, so each further split of it costs two picks.
+ctypedef struct MixDraw:
+    uint64_t hand                              # the hand these are for
+    int32_t made[2]                            # component c's tables made for it
+    double total[2]                            # the first piles' summed weight
+    double weight[2][MIX_MAX_SUBSETS]          # each first pile's weight times its rest's
+    double logit[2][MAX_GROUPS * MIX_STRIDE]   # each pile's scaled weight
+
+
+cdef double mixture_first_weights(const SearchSpec* sp, const State* st, int s, int component,
+                                  const int* cards, int n, double* logit, double* weight) noexcept nogil:
+    """The piles' scaled weights under component (logit, see mixture_pile_logits) and each
+    first pile's weight times the summed weights of the rest's splits (weight, in
+    MIX_MASKS order); their sum."""
+    cdef double inner[MIX_MAX_SUBSETS]
+    cdef double total = 0.0
+    cdef int j, m, ng = st.cfg.n_groups, full = (1 << n) - 1
+    cdef int k = st.cfg.group_size[0], k1 = st.cfg.group_size[1]
+    mixture_pile_logits(sp, st, s, component, cards, n, logit, True)
+    if ng == 3:
+        mixture_pairs_totals(logit, n, k, k1, inner)
+    for j in range(MIX_COUNT[n][k]):
+        m = MIX_MASKS[n][k][j]
+        weight[j] = logit[m] * (logit[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
+        total += weight[j]
+    return total
+
+
+cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles,
+                           MixDraw* draw) noexcept nogil:
     """Seat s's split of its hand by the split mixture: with chance mix_share[s][0] exactly
     from a softmax over every split of the heuristic's worth at mix_beta, with
     mix_share[s][1] from the allocation model, with mix_share[s][2] the rules' split
     (rules_allocate), else uniformly. The first two scores are sums over
     piles, so a pile is drawn for the first group by its weight times the summed weights of
-    the rest's splits, then the next: exact, every split weighed, no chain."""
-    cdef double logit[MAX_GROUPS * MIX_STRIDE]
-    cdef double weight[MIX_MAX_SUBSETS]
+    the rest's splits, then the next: exact, every split weighed, no chain. draw (or NULL):
+    the seat's tables, made once a hand and component (the same numbers)."""
+    cdef double own_logit[MAX_GROUPS * MIX_STRIDE]
+    cdef double own_weight[MIX_MAX_SUBSETS]
     cdef double pair_weight[MIX_MAX_SUBSETS]
     cdef int masks[MIX_MAX_SUBSETS]
     cdef int cards[N_RAIN]
-    cdef double inner[MIX_MAX_SUBSETS]
+    cdef double* logit = own_logit
+    cdef double* weight = own_weight
     cdef double u = rng_unit(rng), total
-    cdef int component, n, g, j, m, r, k, k1, count, full, first, second, ng = st.cfg.n_groups
+    cdef int component, n, r, k, k1, full, first, second, ng = st.cfg.n_groups
     if u < sp.mix_share[s][0]:
         component = 0
     elif u < sp.mix_share[s][0] + sp.mix_share[s][1]:
@@ -286,21 +318,25 @@ cdef void mixture_allocate(const SearchSpec* sp, const State* st, int s, Rng* rn
         random_allocation(&st.cfg, st.hand[s], rng, piles)
         return
     full = (1 << n) - 1
-    mixture_pile_logits(sp, st, s, component, cards, n, &logit[0], True)
     k = st.cfg.group_size[0]
     k1 = st.cfg.group_size[1]
-    count = MIX_COUNT[n][k]
-    if ng == 3:
-        mixture_pairs_totals(logit, n, k, k1, inner)
-    total = 0.0
-    for j in range(count):
-        m = MIX_MASKS[n][k][j]
-        weight[j] = logit[m] * (logit[MIX_STRIDE + (full ^ m)] if ng == 2 else inner[j])
-        total += weight[j]
+    if draw == NULL:
+        total = mixture_first_weights(sp, st, s, component, cards, n, logit, weight)
+    else:
+        if draw.hand != st.hand[s]:
+            draw.hand = st.hand[s]
+            draw.made[0] = 0
+            draw.made[1] = 0
+        logit = draw.logit[component]
+        weight = draw.weight[component]
+        if not draw.made[component]:
+            draw.total[component] = mixture_first_weights(sp, st, s, component, cards, n, logit, weight)
+            draw.made[component] = 1
+        total = draw.total[component]
     if not total > MIX_TINY:
         mixture_allocate_logs(sp, st, s, component, cards, n, rng, piles)
         return
-    first = mixture_pick(weight, MIX_MASKS[n][k], count, total, rng)
+    first = mixture_pick(weight, MIX_MASKS[n][k], MIX_COUNT[n][k], total, rng)
     r = full ^ first
     if ng == 2:
         second = r
@@ -358,18 +394,19 @@ cdef void mixture_allocate_logs(const SearchSpec* sp, const State* st, int s, in
     mixture_piles(st, cards, n, first_of[pick], second_of[pick], piles)
 
 
-cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles) noexcept nogil:
+cdef void allocate_modelled(const SearchSpec* sp, const State* st, int s, Rng* rng, uint64_t* piles,
+                            MixDraw* draw) noexcept nogil:
     """How another seat still to split does so in the tree: from its split table where it
     has one that splits this hand, else by the split mixture where it has one
-    (mixture_allocate), but by the rules with the seat's exact chance; otherwise by the
-    rules (policy_allocate)."""
+    (mixture_allocate, with the seat's tables draw or NULL), but by the rules with the
+    seat's exact chance; otherwise by the rules (policy_allocate)."""
     cdef const uint64_t* row
     cdef uint64_t whole = 0
     cdef int g, ng = st.cfg.n_groups
     if (sp.split_n[s] > 0 or sp.mix_on[s]) and (
             sp.exact_threshold[s] == 0 or rng_next(rng) >= sp.exact_threshold[s]):
         if sp.split_n[s] == 0:
-            mixture_allocate(sp, st, s, rng, piles)
+            mixture_allocate(sp, st, s, rng, piles, draw)
             return
         row = pick_table_split(sp, s, rng)
         for g in range(ng):
@@ -563,18 +600,19 @@ cdef int pick_cumulative(const double* cum, int count, Rng* rng) noexcept nogil:
     return lo
 
 
-cdef double mixture_fit_draw(const SearchSpec* sp, State* st, int s, const MixFit* fit, Rng* rng) noexcept nogil:
+cdef double mixture_fit_draw(const SearchSpec* sp, State* st, int s, const MixFit* fit, Rng* rng,
+                             MixDraw* draw) noexcept nogil:
     """Redraw seat s's unplayed cards among its piles from fit (its round hand's, see
     mixture_fit): a part by its share times its chance of a split that fits, then a split
     that fits by the part's weight (alike: uniformly); the hand's importance weight. Where
-    every split fits, the mixture's own draw (allocate_modelled); where none does (never
-    in a world of the position), the split stays."""
+    every split fits, the mixture's own draw (allocate_modelled, with the seat's tables
+    draw or NULL); where none does (never in a world of the position), the split stays."""
     cdef uint64_t piles[MAX_GROUPS]
     cdef double u, acc = 0.0
     cdef int g, c, chosen = 3, pick, ng = st.cfg.n_groups
     if fit.whole:
         if fit.count > 0:
-            allocate_modelled(sp, st, s, rng, piles)
+            allocate_modelled(sp, st, s, rng, piles, draw)
             for g in range(ng):
                 st.pile[s][g] = piles[g]
         return 1.0
@@ -597,10 +635,11 @@ cdef double mixture_fit_draw(const SearchSpec* sp, State* st, int s, const MixFi
     return fit.weight
 
 
-cdef void condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng, MixFit* fits) noexcept nogil:
+cdef void condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng, MixFit* fits,
+                                   MixDraw* draws) noexcept nogil:
     """After the round's first card, each other seat with a split mixture splits its sampled
-    hand by it given the play so far (mixture_fit, mixture_fit_draw; fits[s] is reused
-    while the seat's hand is the one it was made for)."""
+    hand by it given the play so far (mixture_fit, mixture_fit_draw; fits[s] and draws[s]
+    are reused while the seat's hand is the one they were made for)."""
     cdef int s
     if st.line_pos == 0 and st.n_in_trick == 0 or st.phase != PHASE_PLAY:
         return
@@ -608,4 +647,4 @@ cdef void condition_mixture_splits(const SearchSpec* sp, State* st, Rng* rng, Mi
         if s != sp.root_seat and sp.mix_on[s] and sp.split_n[s] == 0 and (st.allocated_mask >> s) & 1:
             if fits[s].hand != st.hand[s]:
                 mixture_fit(sp, st, s, &fits[s])
-            mixture_fit_draw(sp, st, s, &fits[s], rng)
+            mixture_fit_draw(sp, st, s, &fits[s], rng, &draws[s])

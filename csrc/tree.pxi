@@ -283,7 +283,7 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, const State* world, in
         elif st.phase == PHASE_ALLOCATE:
             for s in range(n):
                 if not (st.allocated_mask >> s) & 1:
-                    allocate_modelled(sp, &st, s, rng, piles)
+                    allocate_modelled(sp, &st, s, rng, piles, NULL)
                     state_allocate(&st, s, piles)
         elif st.phase == PHASE_WEATHER:
             if not (st.weather_done_mask >> root) & 1:
@@ -381,7 +381,7 @@ cdef void split_others_first(const SearchSpec* sp, State* st, Rng* rng) noexcept
     cdef int s
     for s in range(st.cfg.n_players):
         if s != sp.root_seat and not (st.allocated_mask >> s) & 1:
-            allocate_modelled(sp, st, s, rng, piles)
+            allocate_modelled(sp, st, s, rng, piles, NULL)
             state_allocate(st, s, piles)
 
 

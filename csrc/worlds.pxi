@@ -1,14 +1,15 @@
 # The worlds an iteration searches: exactly uniform from the sampler, the others' splits
 # then by their model, or drawn once into a pool the iterations share.
 
-cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) noexcept nogil:
+cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng, MixDraw* draws) noexcept nogil:
     """The opponent model on top of a uniform world: until the round's first card is played
     nothing distinguishes one split of a seat's hand from another, so every other seat that
     has already allocated gets the split the playout rules make of its sampled hand (the
     rules read only that seat's own cards and the public line), as the seats still to
     allocate do in the tree. Without it a seat that chose before the searcher would be
     modelled as splitting at random and one that chose after as splitting by the rules.
-    A seat with a split mixture (set_split_model) splits by it instead, as in the tree."""
+    A seat with a split mixture (set_split_model) splits by it instead, as in the tree
+    (with its tables draws[s], where draws is not NULL)."""
     cdef uint64_t piles[MAX_GROUPS]
     cdef int s, g
     if st.line_pos != 0 or st.n_in_trick != 0 or st.phase == PHASE_DEAL or st.phase == PHASE_OVER:
@@ -17,7 +18,7 @@ cdef void model_unseen_allocations(const SearchSpec* sp, State* st, Rng* rng) no
         if s == sp.root_seat or not (st.allocated_mask >> s) & 1:
             continue
         if sp.mix_on[s] and sp.split_n[s] == 0:
-            allocate_modelled(sp, st, s, rng, piles)
+            allocate_modelled(sp, st, s, rng, piles, draws + s if draws != NULL else NULL)
         elif rng_next(rng) < sp.exact_threshold[s]:
             policy_allocate(st, &sp.policy, s, rng, piles)
         else:
@@ -36,7 +37,7 @@ cdef void draw_world(const SearchSpec* sp, Rng* rng, State* st) noexcept nogil:
         return
     sampler_draw(sp.sampler, rng, st)
     if sp.any_exact or sp.any_mix:
-        model_unseen_allocations(sp, st, rng)
+        model_unseen_allocations(sp, st, rng, NULL)
 
 
 cdef bint same_position(const State* a, const State* b, int seat) noexcept nogil:
@@ -63,43 +64,50 @@ cdef bint same_position(const State* a, const State* b, int seat) noexcept nogil
     return True
 
 
-cdef void draw_inferred(const SearchSpec* sp, Rng* rng, State* st, MixFit* fits) noexcept nogil:
-    """A world for the pool: from the sampler, the other seats' splits then redrawn from
-    their split tables (draw_table_splits), those of the seats believed exact by the rules
-    with that chance or by each seat's split mixture; with mix_condition, after the
-    round's first card, by each seat's split mixture given the play
-    (condition_mixture_splits)."""
-    sampler_draw(sp.sampler, rng, st)
+cdef void redraw_splits(const SearchSpec* sp, Rng* rng, State* st, MixFit* fits, MixDraw* draws) noexcept nogil:
+    """The other seats' splits of a world's hands for the pool: redrawn from their split
+    tables (draw_table_splits), those of the seats believed exact by the rules with that
+    chance or by each seat's split mixture; with mix_condition, after the round's first
+    card, by each seat's split mixture given the play (condition_mixture_splits). fits and
+    draws: each seat's tables, kept while its hand stays."""
     draw_table_splits(sp, st, rng)
     if sp.any_exact or sp.any_mix:
-        model_unseen_allocations(sp, st, rng)
+        model_unseen_allocations(sp, st, rng, draws)
     if sp.mix_condition and sp.any_mix:
-        condition_mixture_splits(sp, st, rng, fits)
+        condition_mixture_splits(sp, st, rng, fits, draws)
 
 
-cdef int build_pool(SearchSpec* sp, Rng* rng, int n) noexcept nogil:
-    """Draw n worlds by draw_inferred; with mix_condition each sampled deal serves
-    mix_reuse pool worlds, each with its own splits. 0 on success, -1 out of memory."""
+cdef int build_pool(SearchSpec* sp, Rng* rng, int n, int reuse) noexcept nogil:
+    """Draw n worlds: a deal from the sampler serves reuse pool worlds in a row, each with
+    its own splits (redraw_splits; the seats' tables are made once a hand). 0 on success,
+    -1 out of memory."""
     cdef State* pool
-    cdef MixFit* fits = NULL
+    cdef MixFit* fits
+    cdef MixDraw* draws
     cdef int i, s
     sp.pool_n = 0
     pool = <State*>realloc(sp.pool, n * sizeof(State))
     if pool == NULL:
         return -1
     sp.pool = pool
-    if sp.mix_condition:
-        fits = <MixFit*>malloc(MAX_PLAYERS * sizeof(MixFit))
-        if fits == NULL:
-            return -1
-        for s in range(MAX_PLAYERS):
-            fits[s].hand = 0
+    fits = <MixFit*>malloc(MAX_PLAYERS * sizeof(MixFit))
+    draws = <MixDraw*>malloc(MAX_PLAYERS * sizeof(MixDraw))
+    if fits == NULL or draws == NULL:
+        free(fits)
+        free(draws)
+        return -1
+    for s in range(MAX_PLAYERS):
+        fits[s].hand = 0
+        draws[s].hand = 0
+        draws[s].made[0] = 0
+        draws[s].made[1] = 0
     for i in range(n):
-        if fits != NULL and i % sp.mix_reuse != 0:
-            pool[i] = pool[i - 1]
-            condition_mixture_splits(sp, &pool[i], rng, fits)
+        if i % reuse == 0:
+            sampler_draw(sp.sampler, rng, &pool[i])
         else:
-            draw_inferred(sp, rng, &pool[i], fits)
+            pool[i] = pool[i - 1]
+        redraw_splits(sp, rng, &pool[i], fits, draws)
     free(fits)
+    free(draws)
     sp.pool_n = n
     return 0

@@ -169,7 +169,7 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
     game = mid_round(4, 6, 6)
     obs = game.observation(1)
     sharp = replace(PLAIN, split_worth_beta=(16.0, 1000.0, 1000.0, 1000.0), split_mixture=((0.2, 0.4, 0.4, 0.0),) + ((0.0, 1.0, 0.0, 0.0),) * 3,
-                    play_mixture_pool=64, play_mixture_reuse=reuse)
+                    play_mixture_pool=64, mixture_reuse=reuse)
     engine = prepared_engine(obs, sharp)
     assert infer_worlds(engine, obs, sharp, 9)
     assert engine.pool_size == 64
@@ -186,11 +186,11 @@ def test_the_pool_fits_the_play_and_follows_a_sharp_worth(reuse: int) -> None:
 
 
 def test_reused_deals_keep_their_hands_and_draw_their_own_splits() -> None:
-    """play_mixture_reuse 4: the pool's worlds come four to a deal of hands, and the splits
+    """mixture_reuse 4: the pool's worlds come four to a deal of hands, and the splits
     within a deal still differ."""
     game = mid_round(4, 6, 6)
     obs = game.observation(1)
-    config = replace(PLAIN, play_mixture_pool=256, play_mixture_reuse=4)
+    config = replace(PLAIN, play_mixture_pool=256, mixture_reuse=4)
     engine = prepared_engine(obs, config)
     assert infer_worlds(engine, obs, config, 3)
     worlds = engine.draw_worlds(400, 1)
@@ -225,14 +225,14 @@ def test_settings_are_checked() -> None:
         SearchConfig(play_split_mixture=(6,))
     with pytest.raises(SearchSettingsError, match="play_mixture_pool"):
         SearchConfig(play_mixture_pool=0)
-    with pytest.raises(SearchSettingsError, match="play_mixture_reuse"):
-        SearchConfig(play_mixture_reuse=0)
+    with pytest.raises(SearchSettingsError, match="mixture_reuse"):
+        SearchConfig(mixture_reuse=0)
     game = mid_round(4, 1, 5)
     engine = prepared(game.observation(1), replace(PLAIN, play_split_mixture=()))
     with pytest.raises(ValueError, match="split mixture"):
         engine.mixture_condition(world_sampler(game.observation(1)).sample(1, 0)[0], 2, 0)
     with pytest.raises(ValueError, match="reuse"):
-        engine.set_mixture_condition(0)
+        engine.build_pool(64, 0, 0)
 
 
 def test_a_small_budget_draws_a_smaller_pool() -> None:

@@ -252,3 +252,40 @@ def test_the_result_reports_each_seats_split_shares_where_the_mixture_drew_them(
     off = search(game.observation(game.to_move), SearchLimit(iterations=300, seed=1),
                  SearchConfig(play_split_mixture=()))
     assert all(b.splits == () and "splits" not in b.to_json() for b in off.beliefs)
+
+
+@pytest.mark.parametrize(("players", "shares"), [(4, (0.5, 0.3, 0.1)), (5, (0.3, 0.6, 0.0)), (3, (1.0, 0.0, 0.0))])
+def test_tables_made_once_a_hand_draw_the_same_splits(players: int, shares) -> None:
+    """The pool's reuse makes a seat's mixture tables once a hand (MixDraw): from one seeded
+    stream the splits so drawn are exactly those drawn with the tables made afresh each time."""
+    _game, obs, world = first_allocation(players, 3)
+    engine = prepared_engine(obs, PLAIN)
+    seat = players - 1
+    engine.set_split_model(seat, _group_worths(obs, seat), *shares)
+    for seed in range(3):
+        fresh = engine.modelled_allocations(world, seat, seed, 300, False)
+        kept = engine.modelled_allocations(world, seat, seed, 300, True)
+        assert kept == fresh
+        assert len(set(kept)) > 10
+
+
+def test_reused_deals_before_the_first_card_keep_their_hands() -> None:
+    """mixture_reuse 4: the bet's pool comes four worlds to a deal of hands, each
+    with its own splits, every one a split of the world's hand."""
+    game = Game(RulesConfig(players=4), seed=8)
+    agents = [make_agent("heuristic", s) for s in range(4)]
+    while game.phase.value == "allocate":
+        game.apply(agents[game.to_move].act(game.observation(game.to_move)), game.to_move)
+    obs = game.observation(1)
+    config = SearchConfig(tree_split_mixture=ALL, split_mixture_pool=256, mixture_reuse=4)
+    engine = prepared_engine(obs, config)
+    assert infer_worlds(engine, obs, config, 3)
+    worlds = engine.draw_worlds(400, 1)
+    hands = Counter(w.hands for w in worlds)
+    splits = Counter((w.hands, tuple(map(tuple, w.piles))) for w in worlds)
+    assert len(hands) <= 64 < len(splits)
+    for world in worlds:
+        for seat in (0, 2, 3):
+            piles = world.piles[seat]
+            assert sum(piles) == world.hands[seat]
+            assert sum(bin(p).count("1") for p in piles) == bin(world.hands[seat]).count("1")

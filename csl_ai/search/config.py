@@ -169,10 +169,10 @@ class SearchConfig:
     twice the iterations gained +0.2 (docs/tuning.md, twenty-first session)."""
     play_mixture_pool: int = 1024
     """With play_split_mixture, the worlds drawn per card-play search."""
-    play_mixture_reuse: int = 4
-    """With play_split_mixture, pool worlds made from each sampled deal,
-    each with its own splits of the same hands (the mixture's tables are made once a hand,
-    so 4 costs about a quarter of 1: 25.5 against 40.5 ms a searched decision)."""
+    mixture_reuse: int = 8
+    """In the pools of split_mixture_pool and play_mixture_pool, the worlds made from each
+    sampled deal of hands, each with its own splits of them (a seat's mixture tables are
+    made once a hand, so most of a pool's cost goes with its deals; docs/tuning.md)."""
     inference_pool: int = 2048
     """Heads-up, the worlds drawn per search, the other seat's split in each from its
     table (split_mixture)."""
@@ -272,7 +272,7 @@ class SearchConfig:
         ))
         object.__setattr__(self, "star_three_value", _numbers("star_three_value", self.star_three_value, 2))
         for name, low, high in (
-            ("split_mixture_pool", 0, 65536), ("play_mixture_pool", 1, 65536), ("play_mixture_reuse", 1, 64),
+            ("split_mixture_pool", 0, 65536), ("play_mixture_pool", 1, 65536), ("mixture_reuse", 1, 64),
             ("inference_pool", 1, 65536),
         ):
             value = getattr(self, name)

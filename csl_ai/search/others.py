@@ -156,14 +156,13 @@ def infer_worlds(
         _set_split_table(engine, obs, config, beliefs)
     given_play = mixture and bool(obs.current.tricks)
     if given_play:
-        engine.set_mixture_condition(config.play_mixture_reuse)
+        engine.set_mixture_condition()
     if heads_up:
-        pool = config.inference_pool
-    else:
-        pool = config.play_mixture_pool if given_play else config.split_mixture_pool
-        if iterations is not None:
-            pool = min(pool, max(64, iterations // MIXTURE_ITERATIONS_PER_WORLD))
-    return engine.build_pool(pool, seed)
+        return engine.build_pool(config.inference_pool, seed)
+    pool = config.play_mixture_pool if given_play else config.split_mixture_pool
+    if iterations is not None:
+        pool = min(pool, max(64, iterations // MIXTURE_ITERATIONS_PER_WORLD))
+    return engine.build_pool(pool, seed, config.mixture_reuse)
 
 
 def _set_split_table(
