@@ -137,7 +137,7 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
     cdef int colour[MAX_LINE]
     cdef uint64_t unseen = st.cfg.rain_in_use & ~st.hand[s]
     cdef int i, g, j, c, hi, k, count, capped_k = -1, parts_k = -1
-    cdef double total, worth, capped, x, v, beta = sp.mix_beta, top_share = sp.mix_top_share
+    cdef double total, worth, x, v, beta = sp.mix_beta, top_share = sp.mix_top_share
     cdef const double* vals
     cdef const double* w = sp.mix_model_w
     cdef const int* masks
@@ -153,11 +153,13 @@ cdef void mixture_pile_logits(const SearchSpec* sp, const State* st, int s, int 
         if component == 0:
             if k != capped_k:
                 for j in range(count):
-                    capped = mixture_pile_capped(sp.mix_synergy, win, colour, k, masks[j])
-                    for i in range(k):
-                        x = capped - i
+                    blend[j] = mixture_pile_capped(sp.mix_synergy, win, colour, k, masks[j])
+                for i in range(k):   # each trick's share of the pile's capped tricks, a row at a time
+                    for j in range(count):
+                        x = blend[j] - i
                         share[i][j] = 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
-                    blend[j] = (1.0 - top_share) * capped
+                for j in range(count):
+                    blend[j] = (1.0 - top_share) * blend[j]
                 capped_k = k
             vals = sp.mix_vals[s][g]
             total = 0.0
