@@ -5,7 +5,7 @@ Everything below `CoreState` is C-level (structs, bitmasks, nogil). `CoreState` 
 thin boundary object: it owns one `State` by value and speaks Python ints and tuples.
 """
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int8_t, int32_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memmove
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from cards cimport *

@@ -644,7 +644,7 @@ cdef class SettleGroup:
 cdef class SearchWorker:
     """One thread's search: its own random stream, node pool and root statistics.
 
-    max_bytes (0: no ceiling) bounds the node pool and its child table, counting the old
+    max_bytes (0: no ceiling) bounds the node pool and its children's indices, counting the old
     and the new ones while the pool doubles; the first pool is cut to fit. A run that would
     pass it stops early (``failed``) with the statistics it has."""
     cdef Worker w
@@ -677,7 +677,7 @@ cdef class SearchWorker:
 
     def __dealloc__(self):
         free(self.w.pool)
-        free(self.w.table)
+        free(self.w.edges)
         free(self.w.root)
         free(self.w.root_seats)
         free(self.w.alive)

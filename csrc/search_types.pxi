@@ -120,19 +120,15 @@ cdef enum:
 
 
 ctypedef struct Node:
-    int32_t parent
+    int32_t edges       # where its children's indices start in the worker's edges, in key
+                        # order (-1: no child yet)
     int32_t visits
     int32_t avail
     int16_t key         # card, declaration (0/1), declared mask or root candidate index
     int8_t mover        # seat whose move leads here; -1 for a public reveal
-    int8_t _pad
+    int8_t edge_bits    # room for 1 << edge_bits children's indices at edges
     double reward       # sum of the mover's utility over visits
     uint64_t child_mask # keys of the children present
-
-
-ctypedef struct Slot:
-    int32_t tag         # parent * 64 + key; -1 when empty
-    int32_t child
 
 
 ctypedef struct Policy:
@@ -253,9 +249,8 @@ ctypedef struct Worker:
     Node* pool
     int64_t cap
     int64_t used
-    Slot* table
-    uint64_t table_mask
-    int32_t table_bits
+    int32_t* edges      # every node's children's indices, a block a node (see new_node)
+    int64_t edges_used
     Rng rng
     RootStat* root
     double* root_seats  # per candidate ROOT_SEATS numbers: the root seat's sum of squared win

@@ -3,34 +3,40 @@
 
 # --- the tree ---------------------------------------------------------------------------
 
-cdef inline uint64_t slot_hash(const Worker* w, int32_t parent, int key) noexcept nogil:
-    """The parent's hash plus the key: a node's children sit in neighbouring slots, so
-    selection reads a few cache lines of the table rather than one per child."""
-    return ((((<uint64_t>parent) * 0x9E3779B97F4A7C15ULL) >> (64 - w.table_bits)) + <uint64_t>key) & w.table_mask
-
-
-cdef inline void table_insert(Worker* w, int32_t parent, int key, int32_t child) noexcept nogil:
-    cdef uint64_t h = slot_hash(w, parent, key)
-    while w.table[h].tag >= 0:
-        h = (h + 1) & w.table_mask
-    w.table[h].tag = parent * 64 + key
-    w.table[h].child = child
-
-
 cdef inline int32_t child_get(const Worker* w, int32_t parent, int key) noexcept nogil:
     """The child of parent with key; it must exist (its bit is in parent's child_mask)."""
-    cdef int32_t tag = parent * 64 + key
-    cdef uint64_t h = slot_hash(w, parent, key)
-    while w.table[h].tag != tag:
-        h = (h + 1) & w.table_mask
-    return w.table[h].child
+    cdef const Node* nd = &w.pool[parent]
+    return w.edges[nd.edges + popcount(nd.child_mask & (bit(key) - 1))]
+
+
+cdef inline void edge_insert(Worker* w, int32_t parent, int key, int32_t child) noexcept nogil:
+    """Put child among parent's children's indices, in key order: a node's indices lie side
+    by side, so selection reads one or two cache lines of them. A full block moves to one
+    twice as large at the end of the edges (a node's blocks sum to under four times its
+    children, so the edges never need more than four per node)."""
+    cdef Node* nd = &w.pool[parent]
+    cdef int n = popcount(nd.child_mask), r = popcount(nd.child_mask & (bit(key) - 1))
+    cdef int32_t start
+    if nd.edges < 0 or n == (1 << nd.edge_bits):
+        start = <int32_t>w.edges_used
+        if nd.edges < 0:
+            nd.edge_bits = 0
+        else:
+            memcpy(&w.edges[start], &w.edges[nd.edges], n * sizeof(int32_t))
+            nd.edge_bits += 1
+        w.edges_used += 1 << nd.edge_bits
+        nd.edges = start
+    memmove(&w.edges[nd.edges + r + 1], &w.edges[nd.edges + r], (n - r) * sizeof(int32_t))
+    w.edges[nd.edges + r] = child
+    nd.child_mask |= bit(key)
 
 
 cdef inline int32_t new_node(Worker* w, int32_t parent, int key, int mover) noexcept nogil:
     cdef int32_t idx = <int32_t>w.used
     cdef Node* nd = &w.pool[idx]
     w.used += 1
-    nd.parent = parent
+    nd.edges = -1
+    nd.edge_bits = 0
     nd.visits = 0
     nd.avail = 0
     nd.key = <int16_t>key
@@ -38,8 +44,7 @@ cdef inline int32_t new_node(Worker* w, int32_t parent, int key, int mover) noex
     nd.reward = 0.0
     nd.child_mask = 0
     if parent >= 0:
-        w.pool[parent].child_mask |= bit(key)
-        table_insert(w, parent, key, idx)
+        edge_insert(w, parent, key, idx)
     return idx
 
 
@@ -113,26 +118,22 @@ cdef void* alloc_lines(size_t size) noexcept nogil:
     return p
 
 
-cdef inline int table_bits_for(int64_t cap) noexcept nogil:
-    cdef int bits = 4
-    while (<int64_t>1 << bits) < 2 * cap:
-        bits += 1
-    return bits
+cdef enum:
+    EDGES_PER_NODE = 4   # room for every node's children's indices (edge_insert)
 
 
 cdef inline int64_t pool_bytes(int64_t cap) noexcept nogil:
-    """Bytes of a pool of cap nodes and its child table."""
-    return cap * <int64_t>sizeof(Node) + (<int64_t>1 << table_bits_for(cap)) * <int64_t>sizeof(Slot)
+    """Bytes of a pool of cap nodes and its children's indices."""
+    return cap * <int64_t>(sizeof(Node) + EDGES_PER_NODE * sizeof(int32_t))
 
 
 cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
-    """(Re)allocate the pool for cap nodes and rebuild the child table; 0 on failure, and
-    0 when the old and new pools and tables together would pass w.max_bytes (a growing
-    pool briefly holds both)."""
+    """(Re)allocate the pool for cap nodes and their children's indices; 0 on failure, and
+    0 when the old and new ones together would pass w.max_bytes (a growing pool briefly
+    holds both)."""
     cdef Node* pool
-    cdef Slot* table
-    cdef int bits = table_bits_for(cap)
-    cdef int64_t i, held = pool_bytes(w.cap) if w.pool != NULL else 0
+    cdef int32_t* edges
+    cdef int64_t held = pool_bytes(w.cap) if w.pool != NULL else 0
     if cap > MAX_NODES:
         return 0
     if w.max_bytes > 0 and held + pool_bytes(cap) > w.max_bytes:
@@ -140,22 +141,18 @@ cdef int worker_alloc(Worker* w, int64_t cap) noexcept nogil:
     pool = <Node*>alloc_lines(cap * sizeof(Node))
     if pool == NULL:
         return 0
+    edges = <int32_t*>alloc_lines(cap * EDGES_PER_NODE * sizeof(int32_t))
+    if edges == NULL:
+        free(pool)
+        return 0
     if w.pool != NULL:
         memcpy(pool, w.pool, w.used * sizeof(Node))
+        memcpy(edges, w.edges, w.edges_used * sizeof(int32_t))
     free(w.pool)
+    free(w.edges)
     w.pool = pool
-    table = <Slot*>alloc_lines((<int64_t>1 << bits) * sizeof(Slot))
-    if table == NULL:
-        return 0
-    free(w.table)
-    w.table = table
-    w.table_bits = bits
-    w.table_mask = (<uint64_t>1 << bits) - 1
+    w.edges = edges
     w.cap = cap
-    memset(w.table, 0xFF, (<int64_t>1 << bits) * sizeof(Slot))
-    for i in range(w.used):
-        if w.pool[i].parent >= 0:
-            table_insert(w, w.pool[i].parent, w.pool[i].key, <int32_t>i)
     return 1
 
 
