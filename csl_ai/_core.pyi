@@ -318,6 +318,8 @@ class SearchWorker:
     def worlds(self) -> int: ...
     @property
     def nodes(self) -> int: ...
+    def check_tree(self) -> int:
+        """Check every node's children's indices; the children seen (for tests)."""
     @property
     def cpu_s(self) -> float:
         """CPU time this worker's thread has spent searching."""

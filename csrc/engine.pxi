@@ -730,6 +730,34 @@ cdef class SearchWorker:
     def nodes(self) -> int:
         return self.w.used
 
+    def check_tree(self) -> int:
+        """Walk every node's children's indices (for tests): each within the pool, of the key
+        of its bit in the node's child_mask, in key order, inside the node's block, and
+        every node some node's child at most once; returns the children seen."""
+        cdef int64_t i, seen = 0
+        cdef const Node* nd
+        cdef uint64_t m
+        cdef int32_t c
+        cdef int r
+        parents = bytearray(self.w.used)
+        for i in range(self.w.used):
+            nd = &self.w.pool[i]
+            m = nd.child_mask
+            if not m:
+                continue
+            if nd.edges < 0 or popcount(m) > (1 << nd.edge_bits) or nd.edges + (1 << nd.edge_bits) > self.w.edges_used:
+                raise AssertionError(f"node {i}: children's block at {nd.edges} of {1 << nd.edge_bits} for {popcount(m)}")
+            r = 0
+            while m:
+                c = self.w.edges[nd.edges + r]
+                if not 0 <= c < self.w.used or self.w.pool[c].key != lowest_card(m) or parents[c]:
+                    raise AssertionError(f"node {i}: child {r} is {c}, not a new child of key {lowest_card(m)}")
+                parents[c] = 1
+                r += 1
+                seen += 1
+                m &= m - 1
+        return seen
+
     @property
     def cpu_s(self) -> float:
         """CPU time this worker's thread has spent searching."""
