@@ -54,6 +54,14 @@ def test_bad_specs_are_one_line_errors(spec: str, words: str) -> None:
     assert "\n" not in str(info.value)
 
 
+def test_style_of_checks_every_knob() -> None:
+    """The library call behind the specs and the exploiter study raises StyleError."""
+    for params, words in (({"colour": 1.0}, "unknown style knob"), ({"stars": True}, "must be a number"),
+                          ({"stars": float("nan")}, "must be a number"), ({"stars": 99.0}, "outside")):
+        with pytest.raises(StyleError, match=words):
+            style_of(params)
+
+
 def test_saved_style_round_trip(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(style_mod, "STYLES_DIR", tmp_path)
     path = save_style("hunter", {"stars": 3.0, "star_hope": 0.6}, {"win_share": 0.3})
