@@ -249,7 +249,7 @@ ctypedef struct Worker:
     Node* pool
     int64_t cap
     int64_t used
-    int32_t* edges      # every node's children's indices, a block a node (see new_node)
+    int32_t* edges      # every node's children's indices, a block a node (see edge_insert)
     int64_t edges_used
     Rng rng
     RootStat* root
