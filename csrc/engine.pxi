@@ -452,15 +452,7 @@ cdef class SearchEngine:
     def modelled_allocation(self, CoreState state, int seat, uint64_t seed):
         """The split seat, still to split in state, makes in this search's tree
         (allocate_modelled), for tests."""
-        cdef Rng rng
-        cdef uint64_t piles[MAX_GROUPS]
-        cdef int g
-        if (not 0 <= seat < state.st.cfg.n_players or seat == self.sp.root_seat
-                or state.st.phase != PHASE_ALLOCATE or (state.st.allocated_mask >> seat) & 1):
-            raise ValueError("modelled_allocation needs another seat still to split")
-        rng_seed(&rng, seed)
-        allocate_modelled(&self.sp, &state.st, seat, &rng, piles, NULL)
-        return tuple(piles[g] for g in range(state.st.cfg.n_groups))
+        return self.modelled_allocations(state, seat, seed, 1, False)[0]
 
     def modelled_allocations(self, CoreState state, int seat, uint64_t seed, int n, bint tables):
         """n splits of seat, still to split in state, drawn in a row from one seeded stream as
@@ -472,14 +464,11 @@ cdef class SearchEngine:
         cdef int g, i
         if (not 0 <= seat < state.st.cfg.n_players or seat == self.sp.root_seat
                 or state.st.phase != PHASE_ALLOCATE or (state.st.allocated_mask >> seat) & 1):
-            raise ValueError("modelled_allocations needs another seat still to split")
+            raise ValueError("modelled_allocation needs another seat still to split")
         if tables:
-            draw = <MixDraw*>malloc(sizeof(MixDraw))
+            draw = mix_draws_new(1)
             if draw == NULL:
                 raise MemoryError()
-            draw.hand = 0
-            draw.made[0] = 0
-            draw.made[1] = 0
         rng_seed(&rng, seed)
         out = []
         try:

@@ -268,6 +268,18 @@ ctypedef struct MixDraw:
     double logit[2][MAX_GROUPS * MIX_STRIDE]   # each pile's scaled weight
 
 
+cdef MixDraw* mix_draws_new(int n) noexcept nogil:
+    """n seats' MixDraw, none made yet (free with free); NULL out of memory."""
+    cdef MixDraw* draws = <MixDraw*>malloc(n * sizeof(MixDraw))
+    cdef int s
+    if draws != NULL:
+        for s in range(n):
+            draws[s].hand = 0
+            draws[s].made[0] = 0
+            draws[s].made[1] = 0
+    return draws
+
+
 cdef double mixture_first_weights(const SearchSpec* sp, const State* st, int s, int component,
                                   const int* cards, int n, double* logit, double* weight) noexcept nogil:
     """The piles' scaled weights under component (logit, see mixture_pile_logits) and each

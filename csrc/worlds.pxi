@@ -91,16 +91,13 @@ cdef int build_pool(SearchSpec* sp, Rng* rng, int n, int reuse) noexcept nogil:
         return -1
     sp.pool = pool
     fits = <MixFit*>malloc(MAX_PLAYERS * sizeof(MixFit))
-    draws = <MixDraw*>malloc(MAX_PLAYERS * sizeof(MixDraw))
+    draws = mix_draws_new(MAX_PLAYERS)
     if fits == NULL or draws == NULL:
         free(fits)
         free(draws)
         return -1
     for s in range(MAX_PLAYERS):
         fits[s].hand = 0
-        draws[s].hand = 0
-        draws[s].made[0] = 0
-        draws[s].made[1] = 0
     for i in range(n):
         if i % reuse == 0:
             sampler_draw(sp.sampler, rng, &pool[i])
