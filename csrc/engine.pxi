@@ -524,13 +524,29 @@ cdef class SearchEngine:
     def set_order(self, order):
         """Put the allocation candidates in the given order (a permutation of their indices),
         before any worker is made: the search opens them in this order."""
-        cdef int i, g
-        if self.root_kind != ROOT_ALLOCATE or sorted(order) != list(range(self.n_candidates)):
+        cdef Py_ssize_t i, k, n = self.n_candidates
+        cdef uint64_t* old
+        cdef bytearray seen
+        order = list(order)
+        if self.root_kind != ROOT_ALLOCATE or len(order) != n:
             raise ValueError("set_order needs a permutation of the allocation candidates")
-        piles = [self.candidate(k) for k in order]
-        for i in range(self.n_candidates):
-            for g in range(len(piles[i])):
-                self.sp.cand_piles[i * MAX_GROUPS + g] = piles[i][g]
+        seen = bytearray(n)
+        for i in range(n):
+            try:
+                k = order[i]
+            except (TypeError, OverflowError):
+                raise ValueError("set_order needs a permutation of the allocation candidates") from None
+            if not 0 <= k < n or seen[k]:
+                raise ValueError("set_order needs a permutation of the allocation candidates")
+            seen[k] = 1
+        old = <uint64_t*>malloc(n * MAX_GROUPS * sizeof(uint64_t))
+        if old == NULL:
+            raise MemoryError()
+        memcpy(old, self.sp.cand_piles, n * MAX_GROUPS * sizeof(uint64_t))
+        for i in range(n):
+            memcpy(&self.sp.cand_piles[i * MAX_GROUPS], &old[<Py_ssize_t>order[i] * MAX_GROUPS],
+                   MAX_GROUPS * sizeof(uint64_t))
+        free(old)
 
     def same_as(self, int i):
         """The cards that play exactly as card-play candidate i (equal_cards), lowest
@@ -547,7 +563,7 @@ cdef class SearchEngine:
         if not 0 <= i < self.n_candidates:
             raise IndexError(f"candidate {i!r} out of range")
         if self.root_kind == ROOT_ALLOCATE:
-            return tuple(self.sp.cand_piles[i * MAX_GROUPS + g] for g in range(ng))
+            return tuple([self.sp.cand_piles[i * MAX_GROUPS + g] for g in range(ng)])
         if self.root_kind == ROOT_WEATHER:
             return bool(self.sp.cand_key[i])
         return self.sp.cand_key[i]

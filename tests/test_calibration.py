@@ -9,7 +9,9 @@ import random
 import pytest
 
 from csl_ai.agents import make_agent
-from csl_ai.calibration import CalibrationError, WinCalibration, fit_calibration, rounds_follow
+from csl_ai.calibration import (
+    CalibrationError, WinCalibration, calibration_features, fit_calibration, rounds_follow, sigmoid,
+)
 from csl_ai.game import Game
 from csl_ai.rules import RulesConfig, Side
 from csl_ai.search import SearchConfig, SearchLimit, SearchSettingsError, search
@@ -27,6 +29,26 @@ def test_identity_keeps_the_estimate() -> None:
     assert shifted.chance(0.0, 4, 10_000, 0) == 0.0
     assert shifted.chance(1.0, 4, 10_000, 0) == 1.0
 
+
+
+def test_the_map_is_the_fitted_terms_exactly() -> None:
+    """chance multiplies out the terms that do not read the raw estimate once a search;
+    the numbers stay those of the fit's features, to the last bit."""
+    rng = random.Random(5)
+    for _ in range(200):
+        rows = tuple(
+            (rng.uniform(-1, 1), rng.uniform(0.2, 2), rng.uniform(-0.5, 0.5), rng.uniform(-1, 1), rng.uniform(-0.1, 0.1),
+             rng.uniform(-1, 1))
+            for _ in range(4)
+        )
+        cal = WinCalibration(rows)
+        players, iterations, round_index = rng.randint(2, 5), rng.randint(1, 300_000), rng.randint(0, 3)
+        star_b = rng.random() < 0.5
+        raw = rng.choice([rng.random(), 0.001, 0.999, 0.5])
+        terms = calibration_features(raw, iterations, rounds_follow(players, round_index), star_b)
+        expected = sigmoid(sum(w * f for w, f in zip(rows[players - 2], terms, strict=True)))
+        assert cal.chance_map(players, iterations, round_index, star_b)(raw) == expected
+        assert cal.chance(raw, players, iterations, round_index, star_b) == expected
 
 def test_the_map_is_monotone_and_reads_the_budget() -> None:
     cal = WinCalibration(

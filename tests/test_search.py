@@ -286,7 +286,7 @@ def test_allocation_order() -> None:
     engine = core_engine(obs, SearchConfig())
     engine.set_order(list(reversed(range(len(playout)))))
     assert engine.candidates == playout[::-1]
-    for bad in ([0, 0], list(range(len(playout) + 1))):
+    for bad in ([0, 0], list(range(len(playout) + 1)), [-1, *range(1, len(playout))], [0.5, *range(1, len(playout))]):
         with pytest.raises(ValueError):
             engine.set_order(bad)
     play = drive(4, 2, 12)

@@ -100,8 +100,10 @@ def core_engine(obs: Observation, config: SearchConfig) -> _core.SearchEngine:
 
 
 def move_of(kind: int, candidate: Any) -> Move:
+    """The move of a root candidate of the core's kind (0 allocate, 1 declare, 2 play): its
+    allocations are the core's own enumeration, so not checked again."""
     if kind == 0:
-        return Allocate(tuple(candidate))
+        return Allocate.trusted(tuple(candidate))
     if kind == 1:
         return Declare(bool(candidate))
     return Play(int(candidate))

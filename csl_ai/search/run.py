@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from csl_ai import _core
 from csl_ai.errors import InvalidPositionError
@@ -59,6 +58,15 @@ def _with_own_chance(shares: Sequence[float], seat: int, own: float) -> tuple[fl
 def _same_as(engine: _core.SearchEngine, i: int) -> tuple[Move, ...]:
     """The moves candidate i stands for besides itself (equal cards at a card-play root)."""
     return tuple(Play(c) for c in engine.same_as(i))
+
+
+def _chance_map(obs: Observation, config: SearchConfig, iterations: int) -> Callable[[float], float] | None:
+    """The config's win calibration for this search (None where none applies: another
+    algorithm, playout or utility, or no map)."""
+    calibration = config.fitted.win_calibration
+    if calibration is None or config.algorithm != "ismcts" or config.playout != "rules" or config.utility != "win":
+        return None
+    return calibration.chance_map(obs.players, iterations, len(obs.rounds) - 1, obs.rules.sides[Kind.STAR] is Side.B)
 
 
 def search(
@@ -147,6 +155,8 @@ def search(
             old_squares, old_shares = seat_totals.get(i, (0.0, [0.0] * len(shares)))
             seat_totals[i] = (old_squares + squares, [a + b for a, b in zip(old_shares, shares, strict=True)])
     scale = config.points_scale if config.utility == "points" else 1.0
+    iterations = sum(w.iterations for w, _b in workers)
+    chance = _chance_map(obs, config, iterations)
     stats = []
     for i in sorted(totals):
         visits, su, su2, sw, sp = totals[i]
@@ -159,30 +169,17 @@ def search(
             ci = (-math.inf, math.inf)
         move = move_of(kind, engine.candidate(i))
         squares, shares = seat_totals[i]
+        raw = sw / visits
+        win, win_ci = raw, _share_interval(sw, squares, int(visits))
+        seat_chances = tuple(s / visits for s in shares)
+        if chance is not None:
+            win, win_ci = chance(raw), (chance(win_ci[0]), chance(win_ci[1]))
+            seat_chances = _with_own_chance(seat_chances, obs.seat, win)
         stats.append((i, MoveStats(
-            move, int(visits), mean * scale, ci, sw / visits, sp / visits, int(visits),
-            win_ci95=_share_interval(sw, squares, int(visits)),
-            seat_win_probabilities=tuple(s / visits for s in shares),
-            same_as=_same_as(engine, i),
+            move, int(visits), mean * scale, ci, win, sp / visits, int(visits),
+            raw_win_probability=raw if chance is not None else None, win_ci95=win_ci,
+            seat_win_probabilities=seat_chances, same_as=_same_as(engine, i),
         )))
-    iterations = sum(w.iterations for w, _b in workers)
-    calibration = config.fitted.win_calibration
-    if calibration is not None and config.algorithm == "ismcts" and config.playout == "rules" and config.utility == "win":
-        star_b = obs.rules.sides[Kind.STAR] is Side.B
-
-        def chance(raw: float) -> float:
-            return calibration.chance(raw, obs.players, iterations, len(obs.rounds) - 1, star_b)
-
-        stats = [
-            (i, dataclasses.replace(
-                m,
-                win_probability=chance(m.win_probability),
-                raw_win_probability=m.win_probability,
-                win_ci95=(chance(m.win_ci95[0]), chance(m.win_ci95[1])),
-                seat_win_probabilities=_with_own_chance(m.seat_win_probabilities, obs.seat, chance(m.win_probability)),
-            ))
-            for i, m in stats
-        ]
     if config.algorithm == "pimc":
         stats.sort(key=lambda e: (-e[1].mean_utility, -e[1].visits, e[0]))
     else:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+import numpy as np
+
 from csl_ai import _core
 from csl_ai.beliefs import SeatBelief
 from csl_ai.game import Observation
@@ -47,6 +49,8 @@ def order_allocations(engine: _core.SearchEngine, obs: Observation) -> None:
     playout rules' quick score), each split at its first appearance. The two scores are
     right about different splits: the heuristic's worths assume sensible opponents."""
     values = HandEvaluator().allocation_values(obs)
-    worth = [values[tuple(piles)] for piles in engine.candidates if isinstance(piles, tuple)]
-    by_worth = sorted(range(len(worth)), key=lambda i: (-worth[i], i))
-    engine.set_order(list(dict.fromkeys(i for pair in zip(by_worth, range(len(worth))) for i in pair)))
+    worth = np.array([values[piles] for piles in engine.candidates])
+    by_worth = np.argsort(-worth, kind="stable")
+    in_turn = np.column_stack((by_worth, np.arange(len(worth)))).ravel()
+    _, first = np.unique(in_turn, return_index=True)
+    engine.set_order(in_turn[np.sort(first)].tolist())
