@@ -256,7 +256,7 @@ def test_the_hint_searches_at_the_ai_seats_level() -> None:
     assert normal.hint_level_text() == "the AI seats' level, normal"
     heuristic = Table.new(TableOptions(players=2, humans=(0,), ai="heuristic", seed=1))
     assert heuristic.hint_level_text() == "the default level, normal (the AI seats do not search)"
-    assert heuristic.hint_limit().iterations == 35_000
+    assert heuristic.hint_limit().iterations == 40_000
 
 
 # --- resume and the records folder -----------------------------------------------------------

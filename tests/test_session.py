@@ -151,18 +151,18 @@ def test_the_hint_searches_at_the_ai_seats_level() -> None:
     result = table.hint()
     assert result.iterations == 300 and result.best_move in table.game.legal_moves(0)
     heuristic_table = Table.new(TableOptions(players=2, humans=(0,), ai="heuristic", seed=6))
-    assert heuristic_table.hint_limit().iterations == 35_000
+    assert heuristic_table.hint_limit().iterations == 40_000
     four = Table.new(TableOptions(players=4, humans=(0,), ai="ismcts:normal", seed=6))
-    assert four.hint_limit().iterations == 42_000
+    assert four.hint_limit().iterations == 45_000
     assert four.hint_level_text() == "the AI seats' level, normal"
-    assert Table.new(TableOptions(players=4, humans=(0,), ai="heuristic", seed=6)).hint_limit().iterations == 42_000
+    assert Table.new(TableOptions(players=4, humans=(0,), ai="heuristic", seed=6)).hint_limit().iterations == 45_000
 
 
 @pytest.mark.parametrize("ai", ["random", "heuristic", "pimc:iters=50", "zoo:cautious"])
 def test_the_hint_searches_by_default_when_no_ai_seat_does(ai: str) -> None:
     table = Table.new(TableOptions(players=2, humans=(0,), ai=ai, seed=6))
     obs, limit, config = table.hint_search()
-    assert config == SearchConfig() and limit.iterations == 35_000
+    assert config == SearchConfig() and limit.iterations == 40_000
     assert limit.stop_when_settled   # the level's limit
     result = search(obs, replace(limit, iterations=200), config)
     assert 0 < result.iterations <= 200 and result.best_move in table.game.legal_moves(0)
