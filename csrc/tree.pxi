@@ -249,31 +249,36 @@ cdef void ismcts_descend(const SearchSpec* sp, Worker* w, const State* world, in
     while not created and st.round == round0 and plen < MAX_PATH - 4:
         if st.phase == PHASE_PLAY:
             p = st.to_move
-            legal = legal_plays(&st)
             if p != root and sp.any_exact and rng_next(rng) < sp.exact_threshold[p]:
                 key = policy_card(&st, &sp.policy, rng)
                 rc = child_or_new(w, rc, key, p, &created)
+                csl_prefetch(&w.pool[rc])   # read at the next card: its load overlaps the rules' work
                 path[plen] = rc
                 plen += 1
                 if pc >= 0:
                     pc = child_or_new(w, pc, key, p, &created)
+                    csl_prefetch(&w.pool[pc])
                     path[plen] = pc
                     plen += 1
             elif pc < 0 or p == root:
+                legal = legal_plays(&st)
                 rc = select_child(w, rc, legal, p, sp.exploration, &created)
                 key = w.pool[rc].key
                 path[plen] = rc
                 plen += 1
                 if pc >= 0:
                     pc = child_or_new(w, pc, key, p, &created)
+                    csl_prefetch(&w.pool[pc])
                     path[plen] = pc
                     plen += 1
             else:
+                legal = legal_plays(&st)
                 pc = select_child(w, pc, legal, p, sp.exploration, &created)
                 key = w.pool[pc].key
                 path[plen] = pc
                 plen += 1
                 rc = child_or_new(w, rc, key, p, &created)
+                csl_prefetch(&w.pool[rc])
                 path[plen] = rc
                 plen += 1
             state_play_unchecked(&st, key)
