@@ -526,27 +526,32 @@ cdef class SearchEngine:
         before any worker is made: the search opens them in this order."""
         cdef Py_ssize_t i, k, n = self.n_candidates
         cdef uint64_t* old
+        cdef Py_ssize_t* perm
         cdef bytearray seen
         order = list(order)
         if self.root_kind != ROOT_ALLOCATE or len(order) != n:
             raise ValueError("set_order needs a permutation of the allocation candidates")
         seen = bytearray(n)
-        for i in range(n):
-            try:
-                k = order[i]
-            except (TypeError, OverflowError):
-                raise ValueError("set_order needs a permutation of the allocation candidates") from None
-            if not 0 <= k < n or seen[k]:
-                raise ValueError("set_order needs a permutation of the allocation candidates")
-            seen[k] = 1
+        perm = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
         old = <uint64_t*>malloc(n * MAX_GROUPS * sizeof(uint64_t))
-        if old == NULL:
-            raise MemoryError()
-        memcpy(old, self.sp.cand_piles, n * MAX_GROUPS * sizeof(uint64_t))
-        for i in range(n):
-            memcpy(&self.sp.cand_piles[i * MAX_GROUPS], &old[<Py_ssize_t>order[i] * MAX_GROUPS],
-                   MAX_GROUPS * sizeof(uint64_t))
-        free(old)
+        try:
+            if perm == NULL or old == NULL:
+                raise MemoryError()
+            for i in range(n):
+                try:
+                    k = order[i]
+                except (TypeError, OverflowError):
+                    raise ValueError("set_order needs a permutation of the allocation candidates") from None
+                if not 0 <= k < n or seen[k]:
+                    raise ValueError("set_order needs a permutation of the allocation candidates")
+                seen[k] = 1
+                perm[i] = k
+            memcpy(old, self.sp.cand_piles, n * MAX_GROUPS * sizeof(uint64_t))
+            for i in range(n):
+                memcpy(&self.sp.cand_piles[i * MAX_GROUPS], &old[perm[i] * MAX_GROUPS], MAX_GROUPS * sizeof(uint64_t))
+        finally:
+            free(perm)
+            free(old)
 
     def same_as(self, int i):
         """The cards that play exactly as card-play candidate i (equal_cards), lowest
