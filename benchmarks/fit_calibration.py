@@ -44,11 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  # noqa: E402
+from csl_ai.errors import OutputWriteError  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig, Side, drawn_rules  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
-from csl_ai.search.fitted import FittedModels  # noqa: E402
+from csl_ai.search.fitted import FittedModels, model_folder  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
 from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
 
@@ -271,6 +272,12 @@ def main() -> int:
         "this fit replacing its player counts' rows, naming this command",
     )
     args = parser.parse_args()
+    if args.write is not None:
+        try:
+            model_folder(args.write)
+        except OutputWriteError as error:
+            print(f"fit_calibration: {error}", file=sys.stderr)
+            return 2
     started = time.perf_counter()
     budgets = [int(b) for b in args.budgets.split(",")]
     sets: dict[str, list[Sample]] = {}
@@ -340,10 +347,14 @@ def main() -> int:
         print(by_sides_report(sets, rules_of, {"map in use": in_use, "calibrated": WinCalibration(tuple(rows))}))
     if args.write is not None:
         fitted_counts = sorted({int(k.split("|")[0]) for k in sets})
-        models(args.fitted).refit(
-            "win_calibration", "python " + " ".join(sys.argv), fitted_counts,
-            win_calibration=[tuple(round(v, 4) for v in r) for r in rows],
-        ).save(args.write)
+        try:
+            models(args.fitted).refit(
+                "win_calibration", "python " + " ".join(sys.argv), fitted_counts,
+                win_calibration=[tuple(round(v, 4) for v in r) for r in rows],
+            ).save(args.write)
+        except OutputWriteError as error:
+            print(f"fit_calibration: {error}", file=sys.stderr)
+            return 2
     print(f"wall time {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -32,6 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
+from csl_ai.errors import OutputWriteError  # noqa: E402
 from csl_ai.game import Observation, Phase  # noqa: E402
 from csl_ai.moves import Allocate, Move  # noqa: E402
 from csl_ai.policy import Example, chosen_examples, cross_entropy  # noqa: E402
@@ -39,7 +40,7 @@ from csl_ai.policy import fit as fit_softmax  # noqa: E402
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.search import SearchConfig  # noqa: E402
 from csl_ai.search.core import core_engine  # noqa: E402
-from csl_ai.search.fitted import FittedModels  # noqa: E402
+from csl_ai.search.fitted import FittedModels, model_folder  # noqa: E402
 
 
 @dataclass
@@ -122,6 +123,12 @@ def main() -> int:
         "this fit replacing its player counts' rows, naming this command",
     )
     args = parser.parse_args()
+    if args.write is not None:
+        try:
+            model_folder(args.write)
+        except OutputWriteError as error:
+            print(f"fit_split_model: {error}", file=sys.stderr)
+            return 2
     fitted: dict[int, list[float]] = {}
     tune = args.tune.split(",")
     held = args.held_out.split(",")
@@ -145,10 +152,14 @@ def main() -> int:
                 f" (declarers {len(bets_t)}: {gain(wd, bets_t):+.3f})"
             )
     if args.write is not None:
-        FittedModels.shipped().refit(
-            "split", "python " + " ".join(sys.argv), sorted(fitted),
-            split_weights=[fitted.get(p) for p in range(2, 6)],
-        ).save(args.write)
+        try:
+            FittedModels.shipped().refit(
+                "split", "python " + " ".join(sys.argv), sorted(fitted),
+                split_weights=[fitted.get(p) for p in range(2, 6)],
+            ).save(args.write)
+        except OutputWriteError as error:
+            print(f"fit_split_model: {error}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -47,8 +47,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
+from csl_ai.errors import OutputWriteError  # noqa: E402
 from csl_ai.game import Game  # noqa: E402
 from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
+from csl_ai.search.fitted import FittedModels, model_folder  # noqa: E402
 from csl_ai.style import STYLE_SPACE, saved_styles, style_spec  # noqa: E402
 from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
@@ -167,6 +169,12 @@ def main() -> int:
         "this fit replacing its player counts' rows, naming this command",
     )
     args = parser.parse_args()
+    if args.write is not None:
+        try:
+            model_folder(args.write)
+        except OutputWriteError as error:
+            print(f"fit_value_model: {error}", file=sys.stderr)
+            return 2
     if args.seats == ["league"]:
         args.seats = list(LEAGUE)
     try:
@@ -181,14 +189,16 @@ def main() -> int:
         print(f"fit_value_model: {error}", file=sys.stderr)
         return 2
     if args.write is not None:
-        from csl_ai.search.fitted import FittedModels
-
-        value = [next((row[1] for row in table if row[0] == p), None) for p in range(2, 6)]
-        points = [next((row[2] for row in table if row[0] == p), None) for p in range(2, 6)]
-        FittedModels.shipped().refit(
-            "value", "python " + " ".join(sys.argv), [row[0] for row in table],
-            value_weights=value, value_points_weights=points,
-        ).save(args.write)
+        try:
+            value = [next((row[1] for row in table if row[0] == p), None) for p in range(2, 6)]
+            points = [next((row[2] for row in table if row[0] == p), None) for p in range(2, 6)]
+            FittedModels.shipped().refit(
+                "value", "python " + " ".join(sys.argv), [row[0] for row in table],
+                value_weights=value, value_points_weights=points,
+            ).save(args.write)
+        except OutputWriteError as error:
+            print(f"fit_value_model: {error}", file=sys.stderr)
+            return 2
     print("features:", ", ".join(VALUE_FEATURES))
     for name, column in (("value_weights", 1), ("value_points_weights", 2)):
         print(f"{name} = (")

@@ -43,3 +43,16 @@ def test_a_broken_rows_file_or_seat_spec_is_one_line_and_exit_2(tmp_path: Path) 
     bad_seat = run("--games", "12", "--seats", "ismcts:nonsense")
     assert bad_seat.returncode == 2
     assert bad_seat.stderr.count("\n") == 1
+
+
+def test_write_makes_its_folder_and_a_folder_it_cannot_make_is_one_line_before_any_game(tmp_path: Path) -> None:
+    folder = tmp_path / "new" / "models"
+    made = run("--games", "12", "--seats", "random", "--write", str(folder))
+    assert made.returncode == 0, made.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["split_model.json", "value_model.json", "win_calibration.json"]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    refused = run("--games", "100000", "--seats", "random", "--write", str(blocker / "models"))
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and "cannot make folder" in refused.stderr
+    assert refused.stdout == ""

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from csl_ai.calibration import CalibrationError, WinCalibration
-from csl_ai.errors import CslError
+from csl_ai.errors import CslError, OutputWriteError
 from csl_ai.files import read_input_text, write_file_atomic
 from csl_ai.value import VALUE_FEATURES
 
@@ -49,6 +49,17 @@ Tables = tuple[Rows, ...]
 
 class FittedModelError(CslError):
     """A fitted model file that cannot be read or does not hold a valid model."""
+
+
+def model_folder(folder: str | os.PathLike[str]) -> Path:
+    """folder made if missing, so a fit script can check where it will write before it
+    plays its games; OutputWriteError where it cannot be made or is not a folder."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputWriteError(f"cannot make folder {str(path)!r}: {e.strerror or e}") from None
+    return path
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,9 @@ class FittedModels:
         return dataclasses.replace(self, **changes, made_by={**self.made_by, model: made_by})
 
     def save(self, folder: str | os.PathLike[str]) -> None:
-        """Write the three files into folder (the safe writer: never over a non-regular file)."""
+        """Write the three files into folder, made if missing (the safe writer: never over a
+        non-regular file); OutputWriteError where the folder cannot be made or written."""
+        model_folder(folder)
         for model, name in FILES.items():
             path = Path(folder) / name
             write_file_atomic(path, _dumps(self._to_json(model)) + "\n", f"fitted model {str(path)!r}")
