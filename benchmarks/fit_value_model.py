@@ -10,9 +10,11 @@ points' error of the points line against the points now plus their mean gain, th
 weights in the shape of the value model's tables (csl_ai/data/value_model.json);
 `--write csl_ai/data` writes them into the shipped file, naming the command.
 
-`--seats league --all-sides` fits on issue 36's league instead: the tuning bots, the zoo's
-star hunter, style bots (csl_ai/style.py, built from the scoring, with knobs drawn at
-random) and random players, every game on sides drawn from all 16 and either star option.
+`--seats league --all-sides` fits on issue 36's league instead (csl_ai.tournament.league,
+which `csl train --model value` plays and fits on the Ray harness, with the split features
+at every player count): the tuning bots, the zoo's star hunter, style bots (csl_ai/style.py,
+built from the scoring, the default and knobs drawn at random), random players and the
+saved exploiters, every game on sides drawn from all 16 and either star option.
 
 `--seats` draws the seats from other agents instead, so the value can be fitted to the
 search's own games (expert iteration; with two seats of `ismcts:iters=3000` such fits
@@ -36,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import random
 import sys
 import time
 import zipfile
@@ -46,64 +47,27 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from csl_ai.agents import AgentSpecError, make_agent  # noqa: E402
 from csl_ai.errors import OutputWriteError  # noqa: E402
-from csl_ai.game import Game  # noqa: E402
-from csl_ai.rules import RulesConfig, drawn_rules  # noqa: E402
 from csl_ai.search.fitted import FittedModels, model_folder  # noqa: E402
-from csl_ai.style import STYLE_SPACE, saved_styles, style_spec  # noqa: E402
-from csl_ai.value import VALUE_FEATURES, boundary_features, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
+from csl_ai.tournament.league import LEAGUE, RANDOM_STYLE, BoundaryRow, check_seats, game_seed, league_game  # noqa: E402
+from csl_ai.tournament.runner import TournamentError  # noqa: E402
+from csl_ai.value import VALUE_FEATURES, fit_points, fit_value, log_loss, points_rmse  # noqa: E402
 
 TUNING_BOTS = ("heuristic", "zoo:cautious")
-RANDOM_STYLE = "style:random"
-"""A seat token: a style bot with knobs drawn uniformly from STYLE_SPACE for each game."""
-LEAGUE = (
-    "heuristic", "zoo:cautious", "zoo:stars", "style", RANDOM_STYLE, RANDOM_STYLE, "random",
-    *(f"style:{name}" for name in saved_styles()),
-)
-"""--seats league: the population of issue 36's league that costs no search: the tuning
-bots, the zoo's star hunter, style bots (the default and random knobs, drawn twice as
-often), random players and every saved exploiter (csl_ai/data/styles/); zoo:leopards,
-zoo:trumps and zoo:bettor stay held out."""
-
-
-def seat_spec(token: str, rng: random.Random) -> str:
-    """The agent spec of a --seats token (RANDOM_STYLE draws a style's knobs)."""
-    if token != RANDOM_STYLE:
-        return token
-    return style_spec({name: rng.uniform(low, high) for name, (low, high) in STYLE_SPACE.items()})
 TALLY_FEATURES = VALUE_FEATURES.index("split_candy")
 """The features before the random split of the cards to come (the fourteenth session's value)."""
 
 
-def play(task: tuple[int, int, tuple[str, ...], bool]) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """One game, each seat drawn from SEATS, sides drawn for every game when ALL_SIDES
-    (else for every other one): (rounds left, features (seats, F), final shares, final
-    points) at each later round's start."""
-    players, seed, seats, all_sides = task
-    rng = random.Random(seed)
-    rules = drawn_rules(players, rng) if all_sides or seed % 2 else RulesConfig(players=players)
-    game = Game(rules, seed=seed)
-    agents = [make_agent(seat_spec(rng.choice(seats), rng), rng.getrandbits(62)) for _ in range(players)]
-    rows: list[tuple[int, np.ndarray]] = []
-    seen = 0
-    while not game.is_over:
-        if game.round != seen:
-            seen = game.round
-            rows.append((game.core.n_rounds - seen, boundary_features(game.core)))
-        seat = game.to_move
-        game.apply(agents[seat].act(game.observation(seat)), seat)
-    result = game.result()
-    shares = np.array([result.win_share(s) for s in range(players)])
-    points = np.array([float(line.total) for line in result.scores])
-    return [(left, f, shares, points) for left, f in rows]
+def play(task: tuple[int, int, tuple[str, ...], bool]) -> list[BoundaryRow]:
+    """One game (csl_ai.tournament.league.league_game): the rows of each later round's start."""
+    return league_game(*task)
 
 
 class RowsFileError(Exception):
     """A --rows file that cannot be read, or that holds other games than asked for."""
 
 
-def save_rows(path: Path, games: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]], played: dict) -> None:
+def save_rows(path: Path, games: list[list[BoundaryRow]], played: dict) -> None:
     """Write the games' rows as flat arrays (game index, rounds left, features, shares,
     points), with PLAYED (what made them) so a later run cannot mistake them for others."""
     flat = [(index, *row) for index, rows in enumerate(games) for row in rows]
@@ -119,7 +83,7 @@ def save_rows(path: Path, games: list[list[tuple[int, np.ndarray, np.ndarray, np
     )
 
 
-def load_rows(path: Path, played: dict) -> list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]]:
+def load_rows(path: Path, played: dict) -> list[list[BoundaryRow]]:
     """The games save_rows wrote, in their order; RowsFileError unless they were played as PLAYED."""
     try:
         with np.load(path) as data:
@@ -130,7 +94,7 @@ def load_rows(path: Path, played: dict) -> list[list[tuple[int, np.ndarray, np.n
         raise RowsFileError(f"cannot read rows file {path}: {error}") from None
     if kept != played:
         raise RowsFileError(f"rows file {path} holds games played as {kept}, not {played}: give another --rows")
-    games: list[list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(count)]
+    games: list[list[BoundaryRow]] = [[] for _ in range(count)]
     for index, left, f, shares, points in zip(*columns):
         games[int(index)].append((int(left), f, shares, points))
     return games
@@ -178,9 +142,8 @@ def main() -> int:
     if args.seats == ["league"]:
         args.seats = list(LEAGUE)
     try:
-        for spec in args.seats:
-            make_agent(seat_spec(spec, random.Random(0)), 0)
-    except AgentSpecError as error:
+        check_seats(args.seats)
+    except TournamentError as error:
         print(f"fit_value_model: {error}", file=sys.stderr)
         return 2
     try:
@@ -224,7 +187,7 @@ def fit_all(args: argparse.Namespace) -> list[tuple[int, list, list]]:
         if cache is not None and cache.exists():
             games = load_rows(cache, played)
         else:
-            seeds = (args.seed * 10_000_000 + players * 1_000_000 + g for g in range(args.games))
+            seeds = (game_seed(args.seed, players, g) for g in range(args.games))
             tasks = [(players, seed, tuple(args.seats), args.all_sides) for seed in seeds]
             with multiprocessing.Pool(args.workers) as pool:
                 games = pool.map(play, tasks, chunksize=16)

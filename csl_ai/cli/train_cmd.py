@@ -1,18 +1,23 @@
-"""The `csl train` command: the learned card policy by expert iteration (added by `register`).
+"""The `csl train` command (added by `register`): the learned card policy by expert
+iteration, or with ``--model value`` the learned value of later rounds fitted on a league.
 
-It hands a `TrainConfig` to `csl_ai.tournament.train`, which plays self-play on the Ray
-harness (or in this process with ``--workers 0``) and fits the policy; Ray is imported
+It hands a `TrainConfig` to `csl_ai.tournament.train` (self-play and the policy's fit) or a
+`ValueTrainConfig` to `csl_ai.tournament.league` (the league's games and the value's fit);
+both play on the Ray harness (or in this process with ``--workers 0``), and Ray is imported
 only when it runs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from csl_ai.cli.common import CliInputError, check_positive, fail, interrupt_exit_code, interrupt_text
+
+if TYPE_CHECKING:
+    from csl_ai.tournament.harness import RunOptions
 
 TRAIN_EPILOG = """
 Each generation the search (ISMCTS at --iterations a decision) plays --games self-play
@@ -23,6 +28,13 @@ training.jsonl) and card_policy.json, the weights with how they were made. The s
 and options give the same weights, whatever --workers. To use the weights, copy the file
 to csl_ai/data/card_policy.json (the shipped policy was made this way; its provenance
 names the command's options).
+
+With --model value it plays --games games of the league (the tuning bots, the zoo's star
+hunter, style bots with the default and random knobs, random players and the saved
+exploiters; sides and star option drawn from all 32 scorings for every game) at each
+player count and fits the value of later rounds to them (csl_ai.tournament.league); OUT
+receives the three model files, the value's rows at those player counts replaced, ready
+for `--fitted OUT` in the benchmarks or to copy over csl_ai/data/value_model.json.
 """
 
 
@@ -43,9 +55,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command(epilog=TRAIN_EPILOG)
     def train(
-        out: Annotated[str, typer.Option("--out", help="New folder for the run and its card_policy.json.")],
-        players: Annotated[str, typer.Option("--players", help="Player counts, comma-separated.")] = "2,3,4,5",
-        games: Annotated[int, typer.Option("--games", help="Self-play games per player count and generation.")] = 200,
+        out: Annotated[str, typer.Option("--out", help="New folder for the run and what it learns.")],
+        model: Annotated[
+            str, typer.Option("--model", help="What to learn: policy (the playouts' cards) or value (later rounds).")
+        ] = "policy",
+        players: Annotated[
+            Optional[str],  # noqa: UP007
+            typer.Option("--players", help="Player counts, comma-separated (default: 2,3,4,5 for the policy, 4 for the value)."),
+        ] = None,
+        games: Annotated[
+            Optional[int],  # noqa: UP007
+            typer.Option(
+                "--games",
+                help="Games per player count: self-play games a generation for the policy (default 200), "
+                "league games for the value (default 12,000).",
+            ),
+        ] = None,
         generations: Annotated[int, typer.Option("--generations", help="Rounds of self-play and fitting.")] = 2,
         iterations: Annotated[int, typer.Option("--iterations", help="Search iterations per decision.")] = 2000,
         seed: Annotated[int, typer.Option("--seed", help="Fixes every game and so the weights.")] = 1,
@@ -62,24 +87,33 @@ def register(app: typer.Typer) -> None:
             typer.Option("--address", help="An existing Ray cluster: auto or HOST:PORT."),
         ] = None,
     ) -> None:
-        """Learn the card policy of the playouts from the search's own self-play."""
+        """Learn the card policy of the playouts from the search's own self-play, or the
+        value of later rounds from a league's games."""
         from csl_ai.tournament.harness import RunOptions
+
+        if model not in ("policy", "value"):
+            raise CliInputError(f"--model: expected policy or value, got {model[:40]!r}")
+        if seed < 0:
+            raise CliInputError(f"--seed: must be 0 or more, got {seed}")
+        if workers is not None and workers < 0:
+            raise CliInputError(f"--workers: must be 0 (no Ray) or more, got {workers}")
+        options = RunOptions(workers=workers, address=address, progress=False)
+        if Path(out).exists():
+            raise CliInputError(f"--out: {out[:80]!r} already exists; choose a new folder")
+        if model == "value":
+            _train_value(out, _players(players or "4"), 12_000 if games is None else games, seed, options)
+            return
+        games = 200 if games is None else games
+        players = players or "2,3,4,5"
         from csl_ai.tournament.train import Generation, TrainConfig, train as run_training
 
         check_positive(games, "--games", 1_000_000)
         check_positive(generations, "--generations", 50)
         check_positive(iterations, "--iterations", 10_000_000)
-        if seed < 0:
-            raise CliInputError(f"--seed: must be 0 or more, got {seed}")
-        if workers is not None and workers < 0:
-            raise CliInputError(f"--workers: must be 0 (no Ray) or more, got {workers}")
         config = TrainConfig(
             players=_players(players), games=games, generations=generations,
             iterations=iterations, seed=seed,
         )  # fmt: skip
-        options = RunOptions(workers=workers, address=address, progress=False)
-        if Path(out).exists():
-            raise CliInputError(f"--out: {out[:80]!r} already exists; choose a new folder")
 
         def report(g: Generation) -> None:
             typer.echo(
@@ -103,6 +137,31 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"Weights in {out}/card_policy.json: " + ", ".join(
             f"{name} {w:+.2f}" for name, w in zip(_feature_names(), policy.weights, strict=True)
         ))
+
+
+def _train_value(out: str, players: tuple[int, ...], games: int, seed: int, options: RunOptions) -> None:
+    """csl train --model value: the league's games and the value's fit into out."""
+    from csl_ai.tournament.league import RoundsLeftFit, ValueTrainConfig, train_value
+
+    if not 10 <= games <= 1_000_000:
+        raise CliInputError(f"--games: the value needs 10..1000000 league games, got {games}")
+    config = ValueTrainConfig(players=players, games=games, seed=seed)
+    counts = ",".join(map(str, players))
+    command = f"csl train --model value --players {counts} --games {games} --seed {seed}"
+
+    def report(fit: RoundsLeftFit) -> None:
+        typer.echo(
+            f"{fit.players} players, {fit.rounds_left} rounds left: {fit.fitted} boundaries fitted, "
+            f"{fit.held_out} held out; held-out nats: uniform {fit.uniform_nats:.4f}, "
+            f"shipped value {fit.shipped_nats:.4f}, league value {fit.nats:.4f}"
+        )
+
+    typer.echo(f"Training the value: {games} league games at {counts} players, seed {seed} -> {out}")
+    try:
+        train_value(config, out, command, options, report, say=typer.echo)
+    except KeyboardInterrupt as e:
+        fail(f"{interrupt_text(e)}; nothing was written to {out[:80]!r}", interrupt_exit_code(e))
+    typer.echo(f"Models in {out}/ (value_model.json: the value's rows at {counts} players replaced).")
 
 
 def _feature_names() -> tuple[str, ...]:
