@@ -18,7 +18,7 @@ def test_the_default_config_reads_the_shipped_files() -> None:
     assert SearchConfig().fitted == shipped
     assert len(shipped.split_weights) == 4 and len(shipped.value_weights[2]) == 3
     assert shipped.win_calibration is not None
-    assert all(shipped.made_by[model].startswith("python benchmarks/fit_") for model in FILES)
+    assert all(shipped.made_by[model].startswith(("python benchmarks/fit_", "csl train --model value")) for model in FILES)
 
 
 def test_saved_models_load_back_equal(tmp_path: Path) -> None:

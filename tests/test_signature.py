@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from csl_ai.cli import app
 from csl_ai.signature import bench_signature
 
-SIGNATURE = "928c8a91aed65b71"
+SIGNATURE = "abe392f0ef492f31"
 """`csl bench --signature` as of the commit that last changed play."""
 
 

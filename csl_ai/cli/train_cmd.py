@@ -30,7 +30,7 @@ to csl_ai/data/card_policy.json (the shipped policy was made this way; its prove
 names the command's options).
 
 With --model value it plays --games games of the league (the tuning bots, the zoo's star
-hunter, style bots with the default and random knobs, random players and the saved
+hunter, style bots with the default and random knobs and the saved
 exploiters; sides and star option drawn from all 32 scorings for every game) at each
 player count and fits the value of later rounds to them (csl_ai.tournament.league); OUT
 receives the three model files, the value's rows at those player counts replaced, ready
