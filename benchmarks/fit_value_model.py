@@ -13,8 +13,8 @@ weights in the shape of the value model's tables (csl_ai/data/value_model.json);
 `--seats league --all-sides` fits on issue 36's league instead (csl_ai.tournament.league,
 which `csl train --model value` plays and fits on the Ray harness, with the split features
 at every player count): the tuning bots, the zoo's star hunter, style bots (csl_ai/style.py,
-built from the scoring, the default and knobs drawn at random) and the
-saved exploiters, every game on sides drawn from all 16 and either star option.
+built from the scoring, the default and knobs drawn at random) and the saved exploiters,
+every game on sides drawn from all 16 and either star option.
 
 `--seats` draws the seats from other agents instead, so the value can be fitted to the
 search's own games (expert iteration; with two seats of `ismcts:iters=3000` such fits

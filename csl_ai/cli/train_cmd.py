@@ -30,9 +30,9 @@ to csl_ai/data/card_policy.json (the shipped policy was made this way; its prove
 names the command's options).
 
 With --model value it plays --games games of the league (the tuning bots, the zoo's star
-hunter, style bots with the default and random knobs and the saved
-exploiters; sides and star option drawn from all 32 scorings for every game) at each
-player count and fits the value of later rounds to them (csl_ai.tournament.league); OUT
+hunter, style bots with the default and random knobs and the saved exploiters; sides and
+star option drawn from all 32 scorings for every game) at each player count and fits the
+value of later rounds to them (csl_ai.tournament.league); OUT
 receives the three model files, the value's rows at those player counts replaced, ready
 for `--fitted OUT` in the benchmarks or to copy over csl_ai/data/value_model.json.
 """
@@ -101,6 +101,8 @@ def register(app: typer.Typer) -> None:
         if Path(out).exists():
             raise CliInputError(f"--out: {out[:80]!r} already exists; choose a new folder")
         if model == "value":
+            if generations != 2 or iterations != 2000:
+                raise CliInputError("--generations and --iterations belong to the policy's training, not --model value")
             _train_value(out, _players(players or "4"), 12_000 if games is None else games, seed, options)
             return
         games = 200 if games is None else games
