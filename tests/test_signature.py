@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from csl_ai.cli import app
 from csl_ai.signature import bench_signature
 
-SIGNATURE = "abe392f0ef492f31"
+SIGNATURE = "94065acbe54b3f5f"
 """`csl bench --signature` as of the commit that last changed play."""
 
 
