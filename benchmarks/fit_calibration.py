@@ -51,7 +51,7 @@ from csl_ai.rules import Kind, RulesConfig, Side, drawn_rules  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit  # noqa: E402
 from csl_ai.search.fitted import FittedModels, model_folder  # noqa: E402
 from csl_ai.seeds import joined_seed  # noqa: E402
-from strength_metrics import calibration_bins, decile_intervals  # noqa: E402
+from strength_metrics import calibration_bins, deal_bootstrap, decile_intervals  # noqa: E402
 
 Sample = tuple[float, int, float, int, int]
 """(raw mean win share, iterations, realised win share of the game, round of the decision
@@ -106,9 +106,10 @@ def report(
     label: str, samples: Sequence[Sample], calibration: WinCalibration | None, players: int,
     stars: Sequence[bool] | None = None,
 ) -> str:
-    """Brier, mean estimate and realised share; per decile the estimate, the realised share,
-    the decisions and the 95% interval of the difference over deals; the mean difference
-    by round of the game. stars: each decision's game on star side B (else all side A)."""
+    """Brier, mean estimate and realised share with the 95% interval of their difference
+    over deals (what a ±4-point target is read on); per decile the estimate, the realised
+    share, the decisions and the interval of the difference; the mean difference by round
+    of the game. stars: each decision's game on star side B (else all side A)."""
     star_b = stars if stars is not None else [False] * len(samples)
     est = [calibration.chance(s[0], players, s[1], s[3], b) if calibration is not None else s[0]
            for s, b in zip(samples, star_b, strict=True)]
@@ -131,8 +132,10 @@ def report(
     rounds = " ".join(f"{r + 1}:{sum(v) / len(v) * 100:+.1f}" for r, v in sorted(by_round.items()))
     mean_e = sum(est) / len(est)
     mean_y = sum(real) / len(real)
+    gap = deal_bootstrap({deal: [e - y for e, y in pairs] for deal, pairs in by_deal.items()})
+    gap_text = f"; est-real {gap[0] * 100:+.1f}..{gap[1] * 100:+.1f}" if gap is not None else ""
     return (
-        f"    {label:<34} Brier {brier:.4f}  estimate {mean_e:.1%} realised {mean_y:.1%} "
+        f"    {label:<34} Brier {brier:.4f}  estimate {mean_e:.1%} realised {mean_y:.1%}{gap_text} "
         f"({len(est)} decisions, {len({s[4] for s in samples})} games)\n"
         f"      deciles est/real(n; 95% of est-real over deals): {' '.join(cells)}\n"
         f"      est-real by round (points): {rounds}"

@@ -38,6 +38,13 @@ def row_of(stdout: str) -> list[float]:
     return [float(term.split("=")[1]) for term in line.split()[2:7]]
 
 
+def interval_of(stdout: str, label: str) -> tuple[float, float]:
+    """The 95% interval over deals of estimate minus realised share on label's line."""
+    line = next(line for line in stdout.splitlines() if line.strip().startswith(label))
+    low, high = line.split("est-real ")[1].split()[0].split("..")
+    return float(low), float(high)
+
+
 def test_the_stage_terms_are_fitted_or_left_out(tmp_path: Path) -> None:
     saved = tmp_path / "decisions.json"
     decisions(saved)
@@ -46,6 +53,9 @@ def test_the_stage_terms_are_fitted_or_left_out(tmp_path: Path) -> None:
     a, b, c, d, e = row_of(staged.stdout)
     assert 0.4 < d < 1.2 and abs(a) < 0.4
     assert "est-real by round" in staged.stdout
+    gaps = {label: interval_of(staged.stdout, label) for label in ("heuristic 10k, raw", "heuristic 10k, calibrated")}
+    assert gaps["heuristic 10k, raw"][1] < 0, "the raw estimate ignores the later rounds' +0.8 log-odds"
+    assert gaps["heuristic 10k, calibrated"][0] < 0 < gaps["heuristic 10k, calibrated"][1]
     plain = run("--load", str(saved), "--players", "4", "--no-stage")
     assert plain.returncode == 0, plain.stderr
     a, b, c, d, e = row_of(plain.stdout)
