@@ -113,6 +113,7 @@ def test_bad_league_settings_are_one_line_errors(tmp_path: Path) -> None:
         (["--model", "value", "--games", "5"], "--games: the value needs 10..1000000"),
         (["--model", "value", "--players", "6"], "--players: each count must be 2..5"),
         (["--model", "value", "--generations", "3"], "--generations and --iterations belong to the policy"),
+        (["--model", "value", "--iterations", "2000"], "--generations and --iterations belong to the policy"),
         (["--model", "value", "--seed", "2000000000"], "seed: must be an integer 0..999999999"),
     ):
         out = tmp_path / "run"

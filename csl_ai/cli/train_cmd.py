@@ -32,9 +32,9 @@ names the command's options).
 With --model value it plays --games games of the league (the tuning bots, the zoo's star
 hunter, style bots with the default and random knobs and the saved exploiters; sides and
 star option drawn from all 32 scorings for every game) at each player count and fits the
-value of later rounds to them (csl_ai.tournament.league); OUT
-receives the three model files, the value's rows at those player counts replaced, ready
-for `--fitted OUT` in the benchmarks or to copy over csl_ai/data/value_model.json.
+value of later rounds to them (csl_ai.tournament.league); OUT receives the three model
+files, the value's rows at those player counts replaced, ready for `--fitted OUT` in the
+benchmarks or to copy over csl_ai/data/value_model.json.
 """
 
 
@@ -71,8 +71,12 @@ def register(app: typer.Typer) -> None:
                 "league games for the value (default 12,000).",
             ),
         ] = None,
-        generations: Annotated[int, typer.Option("--generations", help="Rounds of self-play and fitting.")] = 2,
-        iterations: Annotated[int, typer.Option("--iterations", help="Search iterations per decision.")] = 2000,
+        generations: Annotated[
+            int | None, typer.Option("--generations", help="The policy's rounds of self-play and fitting (default 2).")
+        ] = None,
+        iterations: Annotated[
+            int | None, typer.Option("--iterations", help="The policy's search iterations per decision (default 2000).")
+        ] = None,
         seed: Annotated[int, typer.Option("--seed", help="Fixes every game and so the weights.")] = 1,
         workers: Annotated[
             Optional[int],  # noqa: UP007
@@ -101,11 +105,13 @@ def register(app: typer.Typer) -> None:
         if Path(out).exists():
             raise CliInputError(f"--out: {out[:80]!r} already exists; choose a new folder")
         if model == "value":
-            if generations != 2 or iterations != 2000:
+            if generations is not None or iterations is not None:
                 raise CliInputError("--generations and --iterations belong to the policy's training, not --model value")
             _train_value(out, _players(players or "4"), 12_000 if games is None else games, seed, options)
             return
         games = 200 if games is None else games
+        generations = 2 if generations is None else generations
+        iterations = 2000 if iterations is None else iterations
         players = players or "2,3,4,5"
         from csl_ai.tournament.train import Generation, TrainConfig, train as run_training
 

@@ -5,8 +5,8 @@ heuristic's family alone, it reads every table as one of that family; fitted on 
 it reads tallies as a population of different players makes them end. The league is the
 population that costs no search: the tuning bots, the zoo's star hunter, style bots
 (csl_ai/style.py: the default and random knobs, drawn twice as often) and every saved
-exploiter, each seat drawn for each game, every game on sides and a star
-option drawn from all 32 scorings. At the start of each round after the first every
+exploiter, each seat drawn for each game, every game on sides and a star option drawn
+from all 32 scorings. At the start of each round after the first every
 seat's value features are kept with the seats' final win shares and points, and one
 softmax (and one points line) is fitted per rounds left on the first 80% of the games;
 the last 20% are held out for the figures.
