@@ -31,6 +31,7 @@ from csl_ai.game import Game, Observation, Phase
 from csl_ai.heuristic import HeuristicAgent, no_decision
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import cards_of
+from csl_ai.outsiders import OUTSIDER_AGENTS, OUTSIDER_SPECS
 from csl_ai.rules import RulesConfig
 from csl_ai.search import SearchConfig, SearchLimit, SearchResult, search
 from csl_ai.seeds import decision_seed
@@ -259,8 +260,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     """The agent a spec names: ``random``, ``heuristic``, ``pimc[:iters=N]``,
     ``ismcts[:fast|normal|strong|iters=N|ms=N]`` with options joined by commas
     (``ismcts:iters=5000,threads=2``), a zoo bot of `csl_ai.zoo` (``zoo:cautious``,
-    `ZOO_SPECS`), or a style bot of `csl_ai.style` (``style``, ``style:NAME``,
-    ``style:stars=2,deny=1``); AgentSpecError on anything else."""
+    `ZOO_SPECS`), a style bot of `csl_ai.style` (``style``, ``style:NAME``,
+    ``style:stars=2,deny=1``) or an outsider of `csl_ai.outsiders` (``outsider:counter``,
+    `OUTSIDER_SPECS`); AgentSpecError on anything else."""
     if not isinstance(spec, str):
         raise AgentSpecError(f"agent spec must be text like 'ismcts:fast', got {spec!r}")
     kind, colon, rest = spec.strip().partition(":")
@@ -275,10 +277,15 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         if name not in ZOO_AGENTS:
             raise AgentSpecError(f"unknown zoo bot {spec!r} (expected {', '.join(ZOO_SPECS)})")
         return ZOO_AGENTS[name](seed)
+    if kind == "outsider":
+        name = rest.strip().lower()
+        if name not in OUTSIDER_AGENTS:
+            raise AgentSpecError(f"unknown outsider {spec!r} (expected {', '.join(OUTSIDER_SPECS)})")
+        return OUTSIDER_AGENTS[name](seed)
     if kind not in _OPTIONS:
         raise AgentSpecError(
-            f"unknown agent {kind!r} (expected {', '.join(AGENT_KINDS)}) "
-            f"or a zoo bot ({', '.join(ZOO_SPECS)})"
+            f"unknown agent {kind!r} (expected {', '.join(AGENT_KINDS)}), "
+            f"a zoo bot ({', '.join(ZOO_SPECS)}) or an outsider ({', '.join(OUTSIDER_SPECS)})"
         )
     values = _parse_options(spec, kind, rest) if colon else {}
     if kind == "random":

@@ -29,6 +29,7 @@ from csl_ai.errors import CslError, IllegalMoveError
 from csl_ai.game import Game, Observation
 from csl_ai.moves import Allocate, Declare, Move, Play
 from csl_ai.notation import card_colour, parse_card, parse_cards, parse_piles
+from csl_ai.outsiders import OUTSIDER_SPECS
 from csl_ai.rules import PLAYER_SPECS, RulesConfig
 from csl_ai.search import SearchLimit
 from csl_ai.seeds import decision_seed
@@ -423,8 +424,10 @@ def test_make_agent_ismcts_specs(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("foo", "unknown agent 'foo' (expected random, heuristic, pimc, ismcts, style)"),
+        ("foo", "unknown agent 'foo' (expected random, heuristic, pimc, ismcts, style), a zoo bot"),
         ("", "unknown agent '' (expected random, heuristic, pimc, ismcts, style)"),
+        ("outsider:nobody", "unknown outsider 'outsider:nobody' (expected outsider:counter, outsider:hunter)"),
+        ("outsider", "unknown outsider 'outsider'"),
         (
             "ismcts:iters=x",
             "bad option 'iters=x' in 'ismcts:iters=x': iters must be a positive integer",
@@ -455,6 +458,14 @@ def test_make_agent_errors(spec: str, message: str) -> None:
     assert message in str(info.value)
     assert "\n" not in str(info.value)
     assert isinstance(info.value, CslError)
+
+
+@pytest.mark.parametrize("spec", OUTSIDER_SPECS)
+def test_make_agent_builds_each_outsider(spec: str) -> None:
+    agent = make_agent(f" {spec.upper()} ", seed=5)
+    assert agent.name == spec
+    game = play_game(RulesConfig(players=3), [agent, make_agent(spec, seed=6), RandomAgent(7)], 11)
+    assert game.is_over
 
 
 def test_make_agent_rejects_non_text() -> None:
