@@ -26,6 +26,10 @@ Rows and targets (issue 3):
                            from the scoring, outside the heuristic's family) and against each
                            saved style (exploiters found by benchmarks/exploit.py), on AAAA and
                            BBBB. Not in the default run: --only travel.
+  outsider-NAME-SIDES-4p   `ismcts:normal` against three outsiders (csl_ai/outsiders: bots
+                           written blind, from the rules alone; nothing was tuned on them),
+                           NAME = counter, hunter, on AAAA and BBBB. Not in the default run:
+                           --only outsider.
   efficiency-normal-4p     `ismcts:normal` (the level: its time a decision, 26k iterations at 4
   efficiency-old-strong-4p players) and the old `strong`: 50k iterations of the search that plays
                            every later round out (value_horizon 0), on the same deals against
@@ -81,6 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from csl_ai.agents import Agent, AgentSpecError, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402
 from csl_ai.moves import Move  # noqa: E402
+from csl_ai.outsiders import OUTSIDER_SPECS  # noqa: E402
 from csl_ai.rules import Kind, RulesConfig, Side  # noqa: E402
 from csl_ai.search import SearchConfig, SearchLimit
 from csl_ai.search.result import wilson_interval as wilson  # noqa: E402
@@ -141,10 +146,10 @@ class Row:
     @property
     def opponent_set(self) -> str:
         """Whether the search was tuned against these opponents: "tuning", "held-out" (a
-        zoo bot it never met while tuning) or "-"."""
+        zoo, style or outsider bot it never met while tuning) or "-"."""
         if self.opponent in TUNING_OPPONENTS:
             return "tuning"
-        return "held-out" if self.opponent.startswith(("zoo:", "style")) else "-"
+        return "held-out" if self.opponent.startswith(("zoo:", "style", "outsider:")) else "-"
 
 
 @dataclass(frozen=True)
@@ -405,6 +410,11 @@ def build_rows(main_iters: int, curve: Sequence[int], quick: bool = False) -> li
         for spec in ("style", *(f"style:{name}" for name in saved_styles()))
         for sides in ("AAAA", "BBBB")
     ]
+    rows += [
+        Row(f"outsider-{spec.split(':')[1]}-{sides}-4p", 4, normal, spec, None, "outsider", sides)
+        for spec in OUTSIDER_SPECS
+        for sides in ("AAAA", "BBBB")
+    ]
     old_strong = OLD_STRONG_ITERATIONS // (QUICK_BUDGET_DIVISOR if quick else 1)
     rows += [
         Row("efficiency-normal-4p", 4, "ismcts:fast" if quick else "ismcts:normal", "heuristic", None, "efficiency"),
@@ -416,7 +426,7 @@ def build_rows(main_iters: int, curve: Sequence[int], quick: bool = False) -> li
 def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> list[Row]:
     """The rows named in `only` ('curve' and 'zoo' name their groups), else every row
     but the zoo rows; `zoo` adds the zoo rows to either."""
-    groups = {"curve", "zoo", "efficiency", "travel"}
+    groups = {"curve", "zoo", "efficiency", "travel", "outsider"}
     if only:
         names = {r.name for r in rows} | groups
         for name in only:
@@ -429,7 +439,7 @@ def select(rows: list[Row], only: Sequence[str] | None, zoo: bool = False) -> li
     def chosen_row(row: Row) -> bool:
         if row.name in wanted or (row.group in groups and row.group in wanted):
             return True
-        return not only and row.group not in ("zoo", "efficiency", "travel")
+        return not only and row.group not in ("zoo", "efficiency", "travel", "outsider")
 
     chosen = [r for r in rows if chosen_row(r)]
     if "curve" in wanted and not any(r.name == "ismcts-vs-heuristic-4p" for r in chosen):

@@ -299,6 +299,20 @@ def test_zoo_rows_exist_but_run_only_when_asked() -> None:
     ]
 
 
+def test_the_outsider_rows_run_only_when_asked() -> None:
+    from bench_strength import build_rows, select
+
+    rows = build_rows(100, (10, 100))
+    assert not any(r.group == "outsider" for r in select(rows, None))
+    chosen = select(rows, ["outsider"])
+    assert [r.name for r in chosen] == [
+        f"outsider-{name}-{sides}-4p" for name in ("counter", "hunter") for sides in ("AAAA", "BBBB")
+    ]
+    assert {(r.test, r.opponent, r.sides) for r in chosen} == {
+        ("ismcts:normal", f"outsider:{name}", sides) for name in ("counter", "hunter") for sides in ("AAAA", "BBBB")
+    }
+
+
 def test_the_efficiency_rows_pair_the_normal_level_with_the_old_strong() -> None:
     from bench_strength import bench_agent, build_rows, paired_outcomes, select
 
