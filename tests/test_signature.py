@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from csl_ai.cli import app
 from csl_ai.signature import bench_signature
 
-SIGNATURE = "94065acbe54b3f5f"
+SIGNATURE = "0ed755967aa062e9"
 """`csl bench --signature` as of the commit that last changed play."""
 
 
