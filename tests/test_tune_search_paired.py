@@ -73,3 +73,41 @@ def test_the_rules_opponent_plays_the_playout_rules_without_random_moves() -> No
         assert move == heuristic_move(obs, 12345, exact) and move in game.legal_moves(seat)
         game.apply(move, seat)
     assert tune_search.opponent("heuristic", 1).name == "heuristic"
+
+
+def _save(path: Path, base: int, games: dict[tuple[int, int], float]) -> Path:
+    deals = {"players": 4, "base": base, "opponent": "heuristic"}
+    path.write_text(json.dumps({"deals": deals, "games": [[d, r, s] for (d, r), s in games.items()]}))
+    return path
+
+
+def test_pool_paired_keeps_each_rows_deals_apart(tmp_path: Path) -> None:
+    """Two rows pooled: the mean over all their games, and deal 3 of one row is not deal 3
+    of the other (with rows merged by deal index the interval would be far too narrow)."""
+    import pool_paired
+
+    old = {(d, r): 0.5 for d in range(8) for r in range(4)}
+    up = {key: 0.75 for key in old}
+    pairs = [
+        (_save(tmp_path / "a_new.json", 1, up), _save(tmp_path / "a_old.json", 1, old)),
+        (_save(tmp_path / "b_new.json", 2, dict(old)), _save(tmp_path / "b_old.json", 2, old)),
+    ]
+    by_deal = pool_paired.paired_rows(pairs)
+    assert len(by_deal) == 16 and sum(len(v) for v in by_deal.values()) == 64
+    line = pool_paired.pooled_line(by_deal)
+    assert line.startswith("+12.5 (") and line.endswith("over 64 games")
+    lo, hi = (float(x) for x in line.split("(")[1].split(")")[0].split(".."))
+    assert 0.0 < lo < 12.5 < hi < 25.0
+
+
+def test_pool_paired_refuses_other_deals_with_one_line(tmp_path: Path) -> None:
+    games = {(0, 0): 1.0, (1, 0): 0.0}
+    new = _save(tmp_path / "new.json", 1, games)
+    old = _save(tmp_path / "old.json", 2, games)
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "pool_paired.py"), f"{new}:{old}"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    assert "other deals" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1

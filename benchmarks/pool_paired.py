@@ -1,0 +1,78 @@
+"""Pool paired tune_search rows: one difference over several rows, with its interval.
+
+A change is judged on several rows (opponents, sides, player counts), each a pair of
+`tune_search.py --save` files on the same deals: the change's run and the baseline's. This
+prints each row's paired difference and the pooled one, over every game the pairs have in
+common, with a 95% interval that resamples whole deals (a deal of one row and the same
+index in another row are different deals, so each row's deals stay apart).
+
+    python benchmarks/pool_paired.py NEW.json:OLD.json [NEW2.json:OLD2.json ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from strength_metrics import deal_bootstrap  # noqa: E402
+from tune_search import load_games  # noqa: E402
+
+
+class PoolError(Exception):
+    """A pair that cannot be pooled: a missing or broken file, or two deal sets."""
+
+
+def paired_rows(pairs: list[tuple[Path, Path]]) -> dict[tuple[int, int], list[float]]:
+    """Every game's difference (new minus old), by (row, deal), over the games both played."""
+    by_deal: dict[tuple[int, int], list[float]] = {}
+    for row, (new_path, old_path) in enumerate(pairs):
+        try:
+            new_deals, new = load_games(new_path)
+            old_deals, old = load_games(old_path)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise PoolError(f"{new_path}:{old_path}: not a pair of tune_search --save files ({e})") from None
+        if new_deals != old_deals:
+            raise PoolError(f"{new_path}:{old_path}: the two files played other deals ({new_deals} / {old_deals})")
+        for key in sorted(set(new) & set(old)):
+            by_deal.setdefault((row, key[0]), []).append(new[key] - old[key])
+    return by_deal
+
+
+def pooled_line(by_deal: dict[tuple[int, int], list[float]]) -> str:
+    """The mean difference in points with its deal-resampled 95% interval."""
+    games = sum(len(v) for v in by_deal.values())
+    if not games:
+        return "no game in common"
+    mean = sum(sum(v) for v in by_deal.values()) / games
+    ci = deal_bootstrap(by_deal)
+    interval = f"({100 * ci[0]:+.1f}..{100 * ci[1]:+.1f})" if ci is not None else "(one deal: no interval)"
+    return f"{100 * mean:+.1f} {interval} over {games} games"
+
+
+def parse_pair(text: str) -> tuple[Path, Path]:
+    new, sep, old = text.partition(":")
+    if not sep or not new or not old:
+        raise argparse.ArgumentTypeError(f"expected NEW.json:OLD.json, got {text!r}")
+    return Path(new), Path(old)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pairs", nargs="+", type=parse_pair, help="NEW.json:OLD.json, tune_search --save files")
+    args = parser.parse_args(argv)
+    try:
+        rows = [paired_rows([pair]) for pair in args.pairs]
+        pooled = paired_rows(args.pairs)
+    except PoolError as e:
+        parser.exit(2, f"pool_paired.py: {e}\n")
+    for (new, old), row in zip(args.pairs, rows, strict=True):
+        print(f"{new.name} - {old.name}: {pooled_line(row)}")
+    print(f"pooled: {pooled_line(pooled)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
