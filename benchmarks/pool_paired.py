@@ -25,19 +25,33 @@ class PoolError(Exception):
     """A pair that cannot be pooled: a missing or broken file, or two deal sets."""
 
 
-def paired_rows(pairs: list[tuple[Path, Path]]) -> dict[tuple[int, int], list[float]]:
-    """Every game's difference (new minus old), by (row, deal), over the games both played."""
+Pair = tuple[Path, tuple[Path, ...]]
+"""A row: the change's --save file and the baseline's (one or several streams)."""
+
+
+def _load(path: Path) -> tuple[dict[str, object], dict[tuple[int, int], float]]:
+    try:
+        return load_games(path)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise PoolError(f"{path}: not a tune_search --save file ({e})") from None
+
+
+def paired_rows(pairs: list[Pair]) -> dict[tuple[int, int], list[float]]:
+    """Every game's difference (new minus the baseline streams' mean), by (row, deal),
+    over the games every file of the row played."""
     by_deal: dict[tuple[int, int], list[float]] = {}
-    for row, (new_path, old_path) in enumerate(pairs):
-        try:
-            new_deals, new = load_games(new_path)
-            old_deals, old = load_games(old_path)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise PoolError(f"{new_path}:{old_path}: not a pair of tune_search --save files ({e})") from None
-        if new_deals != old_deals:
-            raise PoolError(f"{new_path}:{old_path}: the two files played other deals ({new_deals} / {old_deals})")
-        for key in sorted(set(new) & set(old)):
-            by_deal.setdefault((row, key[0]), []).append(new[key] - old[key])
+    for row, (new_path, old_paths) in enumerate(pairs):
+        new_deals, new = _load(new_path)
+        olds = []
+        for old_path in old_paths:
+            old_deals, old = _load(old_path)
+            if old_deals != new_deals:
+                raise PoolError(f"{new_path}:{old_path}: the two files played other deals ({new_deals} / {old_deals})")
+            olds.append(old)
+        common = set(new).intersection(*olds)
+        for key in sorted(common):
+            baseline = sum(old[key] for old in olds) / len(olds)
+            by_deal.setdefault((row, key[0]), []).append(new[key] - baseline)
     return by_deal
 
 
@@ -52,16 +66,20 @@ def pooled_line(by_deal: dict[tuple[int, int], list[float]]) -> str:
     return f"{100 * mean:+.1f} {interval} over {games} games"
 
 
-def parse_pair(text: str) -> tuple[Path, Path]:
+def parse_pair(text: str) -> Pair:
     new, sep, old = text.partition(":")
-    if not sep or not new or not old:
-        raise argparse.ArgumentTypeError(f"expected NEW.json:OLD.json, got {text!r}")
-    return Path(new), Path(old)
+    olds = tuple(Path(o) for o in old.split(",") if o)
+    if not sep or not new or not olds:
+        raise argparse.ArgumentTypeError(f"expected NEW.json:OLD.json[,OLD2.json], got {text!r}")
+    return Path(new), olds
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", nargs="+", type=parse_pair, help="NEW.json:OLD.json, tune_search --save files")
+    parser.add_argument(
+        "pairs", nargs="+", type=parse_pair,
+        help="NEW.json:OLD.json[,OLD2.json]: tune_search --save files, the baseline in one or several streams",
+    )
     args = parser.parse_args(argv)
     try:
         rows = [paired_rows([pair]) for pair in args.pairs]
@@ -69,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     except PoolError as e:
         parser.exit(2, f"pool_paired.py: {e}\n")
     for (new, old), row in zip(args.pairs, rows, strict=True):
-        print(f"{new.name} - {old.name}: {pooled_line(row)}")
+        print(f"{new.name} - {'+'.join(o.name for o in old)}: {pooled_line(row)}")
     print(f"pooled: {pooled_line(pooled)}")
     return 0
 

@@ -89,8 +89,8 @@ def test_pool_paired_keeps_each_rows_deals_apart(tmp_path: Path) -> None:
     old = {(d, r): 0.5 for d in range(8) for r in range(4)}
     up = {key: 0.75 for key in old}
     pairs = [
-        (_save(tmp_path / "a_new.json", 1, up), _save(tmp_path / "a_old.json", 1, old)),
-        (_save(tmp_path / "b_new.json", 2, dict(old)), _save(tmp_path / "b_old.json", 2, old)),
+        (_save(tmp_path / "a_new.json", 1, up), (_save(tmp_path / "a_old.json", 1, old),)),
+        (_save(tmp_path / "b_new.json", 2, dict(old)), (_save(tmp_path / "b_old.json", 2, old),)),
     ]
     by_deal = pool_paired.paired_rows(pairs)
     assert len(by_deal) == 16 and sum(len(v) for v in by_deal.values()) == 64
@@ -111,3 +111,14 @@ def test_pool_paired_refuses_other_deals_with_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "other deals" in result.stderr and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_pool_paired_compares_with_the_mean_of_baseline_streams(tmp_path: Path) -> None:
+    import pool_paired
+
+    new = _save(tmp_path / "new.json", 1, {(0, 0): 1.0, (1, 0): 0.5, (2, 0): 0.0})
+    stream0 = _save(tmp_path / "s0.json", 1, {(0, 0): 1.0, (1, 0): 0.0, (2, 0): 0.0})
+    stream1 = _save(tmp_path / "s1.json", 1, {(0, 0): 0.0, (1, 0): 0.0, (2, 0): 0.0, (3, 0): 1.0})
+    (pair,) = [pool_paired.parse_pair(f"{new}:{stream0},{stream1}")]
+    by_deal = pool_paired.paired_rows([pair])
+    assert by_deal == {(0, 0): [0.5], (0, 1): [0.5], (0, 2): [0.0]}
