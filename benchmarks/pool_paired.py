@@ -6,7 +6,12 @@ prints each row's paired difference and the pooled one, over every game the pair
 common, with a 95% interval that resamples whole deals (a deal of one row and the same
 index in another row are different deals, so each row's deals stay apart).
 
-    python benchmarks/pool_paired.py NEW.json:OLD.json [NEW2.json:OLD2.json ...]
+That interval holds the deals' luck, not the search's own: another search stream of the
+same build on the same deals reads a few points off (`tune_search.py --stream 1`). A
+baseline given as several streams (OLD.json,OLD_STREAM1.json) is compared game by game
+with their mean, which halves the variance of that part for two streams.
+
+    python benchmarks/pool_paired.py NEW.json:OLD.json[,OLD2.json] [NEW2.json:OLD3.json ...]
 """
 
 from __future__ import annotations
