@@ -87,12 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        rows = [paired_rows([pair]) for pair in args.pairs]
         pooled = paired_rows(args.pairs)
     except PoolError as e:
         parser.exit(2, f"pool_paired.py: {e}\n")
-    for (new, old), row in zip(args.pairs, rows, strict=True):
-        print(f"{new.name} - {'+'.join(o.name for o in old)}: {pooled_line(row)}")
+    for row, (new, old) in enumerate(args.pairs):
+        games = {key: diffs for key, diffs in pooled.items() if key[0] == row}
+        print(f"{new.name} - {'+'.join(o.name for o in old)}: {pooled_line(games)}")
     print(f"pooled: {pooled_line(pooled)}")
     return 0
 

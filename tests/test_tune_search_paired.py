@@ -119,6 +119,6 @@ def test_pool_paired_compares_with_the_mean_of_baseline_streams(tmp_path: Path) 
     new = _save(tmp_path / "new.json", 1, {(0, 0): 1.0, (1, 0): 0.5, (2, 0): 0.0})
     stream0 = _save(tmp_path / "s0.json", 1, {(0, 0): 1.0, (1, 0): 0.0, (2, 0): 0.0})
     stream1 = _save(tmp_path / "s1.json", 1, {(0, 0): 0.0, (1, 0): 0.0, (2, 0): 0.0, (3, 0): 1.0})
-    (pair,) = [pool_paired.parse_pair(f"{new}:{stream0},{stream1}")]
+    pair = pool_paired.parse_pair(f"{new}:{stream0},{stream1}")
     by_deal = pool_paired.paired_rows([pair])
     assert by_deal == {(0, 0): [0.5], (0, 1): [0.5], (0, 2): [0.0]}
