@@ -79,8 +79,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from csl_ai.agents import Agent, AgentSpecError, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.game import Observation  # noqa: E402

@@ -38,7 +38,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from csl_ai.rules import RulesConfig  # noqa: E402
 from csl_ai.tournament import harness  # noqa: E402

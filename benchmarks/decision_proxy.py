@@ -30,7 +30,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from csl_ai.agents import HeuristicAgent, play_game  # noqa: E402
 from csl_ai.game import Observation, Phase  # noqa: E402

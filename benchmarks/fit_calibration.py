@@ -39,8 +39,10 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from csl_ai.agents import Agent, IsmctsAgent, make_agent, play_game  # noqa: E402
 from csl_ai.calibration import WinCalibration, fit_calibration, rounds_follow  # noqa: E402

@@ -29,7 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from csl_ai.agents import Agent, make_agent, play_game  # noqa: E402
 from csl_ai.errors import OutputWriteError  # noqa: E402

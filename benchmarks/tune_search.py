@@ -131,8 +131,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkout import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
 
 from bench_strength import bootstrap  # noqa: E402
 from strength_metrics import deal_bootstrap  # noqa: E402
