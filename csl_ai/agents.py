@@ -62,7 +62,7 @@ LEVELS: Final[Mapping[str, int]] = {"fast": 1_000, "normal": 10_000, "strong": 5
 out (the levels' iterations before the learned value); a level searches as many
 iterations of today's search as take that time (`level_iterations`)."""
 
-LEVEL_SCALE: Final[Mapping[int, float]] = {2: 4.0, 3: 3.6, 4: 4.4, 5: 3.2}
+LEVEL_SCALE: Final[Mapping[int, float]] = {2: 4.0, 3: 3.6, 4: 4.4, 5: 3.1}
 """Per player count: iterations of the default search per iteration of a level's budget,
 so that a level keeps its time per decision as the search gets faster: at or under the
 process CPU a searched decision at `normal` took the frozen build of issue 40 (scales 1.4,
@@ -76,7 +76,8 @@ reuse and selection's side-by-side children then made a decision 0.85 of the tim
 4.2 (twenty-ninth session). An allocation's Python around the search then cost ~18 ms
 where it cost ~43 (4 players): decisions 0.93 of the time at 4 players, 0.85 at 2, so
 4.2 -> 4.5 and 3.5 -> 4.0 (thirtieth session). The league's value reads the split features
-at 4 players, about 4% of a decision: 4.5 -> 4.4 (thirty-first session)."""
+at 4 players, about 4% of a decision: 4.5 -> 4.4 (thirty-first session). The split mixture
+in the tree at 5 players costs about 3% of a decision there: 3.2 -> 3.1 (thirty-sixth session)."""
 
 DEFAULT_LEVEL: Final = "normal"
 """The level of a bare ``"ismcts"`` spec."""

@@ -11,6 +11,7 @@ from gamegen import Checked
 
 from csl_ai.agents import (
     AGENT_KINDS,
+    LEVEL_SCALE,
     LEVELS,
     Agent,
     AgentSpecError,
@@ -25,6 +26,7 @@ from csl_ai.agents import (
     make_agent,
     play_game,
 )
+from csl_ai.cli.app import Level
 from csl_ai.errors import CslError, IllegalMoveError
 from csl_ai.game import Game, Observation
 from csl_ai.moves import Allocate, Declare, Move, Play
@@ -498,10 +500,12 @@ def test_search_agent_limits_are_checked() -> None:
 
 
 def test_a_level_holds_its_time_so_its_iterations_follow_the_player_count() -> None:
-    assert [level_iterations("normal", n) for n in (2, 3, 4, 5)] == [40_000, 36_000, 44_000, 32_000]
-    assert [level_iterations("fast", n) for n in (2, 3, 4, 5)] == [4_000, 3_600, 4_400, 3_200]
+    assert [level_iterations("normal", n) for n in (2, 3, 4, 5)] == [40_000, 36_000, 44_000, 31_000]
+    assert [level_iterations("fast", n) for n in (2, 3, 4, 5)] == [4_000, 3_600, 4_400, 3_100]
     assert level_limit("strong", 4, seed=3).iterations == 220_000
-    assert level_range_text("normal") == "32,000-44,000"
+    assert level_range_text("normal") == "31,000-44,000"
+    scales = f"{min(LEVEL_SCALE.values()):g} to {max(LEVEL_SCALE.values()):g} times as many iterations"
+    assert scales in " ".join(str(getattr(Level.__metadata__[0], "help", "")).split())
     agent = IsmctsAgent.at_level("fast", seed=1)
     assert agent.level == "fast" and agent.limit.iterations == LEVELS["fast"]
     for players in (2, 4):

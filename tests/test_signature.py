@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from csl_ai.cli import app
 from csl_ai.signature import bench_signature
 
-SIGNATURE = "0ed755967aa062e9"
+SIGNATURE = "40e57f1528e6072f"
 """`csl bench --signature` as of the commit that last changed play."""
 
 

@@ -155,21 +155,21 @@ def test_search_with_the_mixture_stays_legal(players: int) -> None:
 
 
 def test_the_mixture_changes_the_search_and_can_be_turned_off() -> None:
-    """Off, the allocation search is the rules' split model of before; on, it differs; at 3
-    and 5 players it is off by default."""
-    _game, obs, _world = first_allocation(4, 6)
+    """Off, the allocation search is the rules' split model of before; on (the default at 4
+    and 5 players), it differs; at 3 players it is off by default."""
     limit = SearchLimit(iterations=3000, seed=1)
-    off = search(obs, limit, SearchConfig(tree_split_mixture=()))
-    again = search(obs, limit, SearchConfig(tree_split_mixture=()))
-    on = search(obs, limit, SearchConfig())
-    assert isinstance(off.best_move, Allocate) and isinstance(on.best_move, Allocate)
-    assert [m.mean_utility for m in off.moves] == [m.mean_utility for m in again.moves]
-    assert [m.mean_utility for m in off.moves] != [m.mean_utility for m in on.moves]
-    for players in (3, 5):
+    for players in (4, 5):
         _game, obs, _world = first_allocation(players, 6)
-        default = search(obs, limit, SearchConfig())
         off = search(obs, limit, SearchConfig(tree_split_mixture=()))
-        assert [m.mean_utility for m in default.moves] == [m.mean_utility for m in off.moves]
+        again = search(obs, limit, SearchConfig(tree_split_mixture=()))
+        on = search(obs, limit, SearchConfig())
+        assert isinstance(off.best_move, Allocate) and isinstance(on.best_move, Allocate)
+        assert [m.mean_utility for m in off.moves] == [m.mean_utility for m in again.moves]
+        assert [m.mean_utility for m in off.moves] != [m.mean_utility for m in on.moves]
+    _game, obs, _world = first_allocation(3, 6)
+    default = search(obs, limit, SearchConfig())
+    off = search(obs, limit, SearchConfig(tree_split_mixture=()))
+    assert [m.mean_utility for m in default.moves] == [m.mean_utility for m in off.moves]
 
 
 def test_a_sharp_mixture_does_not_underflow() -> None:

@@ -82,7 +82,7 @@ Level = Annotated[
         "--level",
         help="Search budget by the AI's levels: fast, normal (the default) or strong, the "
         "time of 1,000, 10,000 and 50,000 iterations of the search that played every round "
-        "out (1.35 to 1.5 times as many iterations now, by player count).",
+        "out (3.1 to 4.4 times as many iterations now, by player count).",
     ),
 ]
 """The --level option of the commands that judge moves (the levels of csl_ai.agents.LEVELS)."""
