@@ -18,15 +18,16 @@ would (this checkout's, or `PYTHONPATH=FROZEN`'s): judge a change from a frozen 
 tree, not from a tree being edited. A row takes about 6 minutes on 2 cores.
 
 The stored baselines belong to one build: `benchmarks/baselines/SIGNATURE` holds its bench
-signature (`csl bench --signature`). When a change ships, the signature moves and the
-baselines are made again (`--make-baseline`); the judge refuses baselines of another build
-than the signature file names, and says when this checkout is not that build.
+signature (`csl bench --signature`), and the judge prints it beside this checkout's, so every
+judgement says which build it was paired with. When a change ships, the signature moves and
+the baselines are made again (`--make-baseline`, which also drops the rows of another
+build). The 4-player rows are stored; the 5-player set is defined but its rows are made with
+`--make-baseline --rows 5p` when first needed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from dataclasses import dataclass
