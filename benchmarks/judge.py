@@ -93,7 +93,7 @@ def run_row(row: Row, stream: int, extra: list[str], workers: int, target: Path)
         last = (result.stderr.strip().splitlines() or ["no output"])[-1]
         raise JudgeError(f"row {row.name(stream)} failed: {last}")
     partial.replace(target)
-    print(f"  {target.name}: {result.stdout.strip().splitlines()[-1]}", flush=True)
+    print(f"  {target.name}: {(result.stdout.strip().splitlines() or ['played'])[-1]}", flush=True)
 
 
 def baseline_files(row: Row, folder: Path) -> tuple[Path, ...]:
@@ -122,12 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = [row for n in names for row in ROW_SETS[n]]
     if args.make_baseline == (args.out is not None):
         parser.error("give either --out DIR (judge a change) or --make-baseline")
+    if args.make_baseline and (args.config != "{}" or args.fitted is not None):
+        parser.error("--make-baseline plays the shipped engine: no --config or --fitted")
     signature = bench_signature()
     signature_file = args.baselines / "SIGNATURE"
     try:
         if args.make_baseline:
-            if args.config != "{}" or args.fitted is not None:
-                parser.error("--make-baseline plays the shipped engine: no --config or --fitted")
             args.baselines.mkdir(parents=True, exist_ok=True)
             if signature_file.exists() and signature_file.read_text().strip() != signature:
                 for old in args.baselines.glob("*.json"):

@@ -14,12 +14,12 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import judge  # noqa: E402
+import tune_search  # noqa: E402
 
 
 def _save(path: Path, row: judge.Row, share: float) -> None:
-    deals = {"players": row.players, "base": row.base, "opponent": f"outsider:{row.opponent}"}
-    if row.sides != "AAAA":
-        deals["sides"] = row.sides
+    deals = tune_search.deal_set({"players": row.players, "base": row.base,
+                                  "opponent": f"outsider:{row.opponent}", "sides": row.sides})
     games = [[d, r, share if d % 2 else 0.0] for d in range(100) for r in range(row.players)]
     path.write_text(json.dumps({"args": {}, "deals": deals, "games": games}))
 
@@ -69,6 +69,7 @@ def test_a_missing_baseline_or_a_failing_row_is_one_line_exit_2(tmp_path: Path, 
 
 
 def test_bad_arguments_are_refused() -> None:
-    for args in (["--out", "x", "--rows", "6p"], [], ["--out", "x", "--make-baseline"]):
+    for args in (["--out", "x", "--rows", "6p"], [], ["--out", "x", "--make-baseline"],
+                 ["--make-baseline", "--config", '{"exploration": 0.5}']):
         result = _run(*args)
         assert result.returncode == 2 and "Traceback" not in result.stderr, args
